@@ -1,0 +1,121 @@
+// Package app is the only package the frontend talks to: it builds the bound services, attaches
+// a frontend (the Wails window or the browser-mode server) to the one event emitter, and starts
+// and stops background work. Everything below app/ is reachable without a window.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"gantry/internal/config"
+	"gantry/internal/events"
+	"gantry/internal/store"
+)
+
+// Options say where Gantry keeps its files and how it is being shown.
+type Options struct {
+	DataDir      string // holds gantry.db
+	SettingsPath string // settings.json
+	Mode         Mode
+	Version      string
+}
+
+// Mode is how the frontend is shown.
+type Mode string
+
+const (
+	ModeDesktop Mode = "desktop"
+	ModeBrowser Mode = "browser"
+)
+
+// Window is what only the desktop frontend has: native dialogs and a title bar.
+type Window interface {
+	ChooseDirectory(ctx context.Context, title string) (string, error)
+	SetTitle(title string)
+}
+
+// App holds the services bound to the frontend.
+type App struct {
+	opts     Options
+	db       *store.DB
+	settings *config.Store
+	emitter  *events.Emitter
+
+	Workspace *WorkspaceService
+	Ollama    *OllamaService
+	Settings  *SettingsService
+	Info      *AppService
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// New opens the database and settings and builds the services. Settings problems never fail it;
+// an unusable database does (there is nothing safe to show without it).
+func New(ctx context.Context, opts Options) (*App, error) {
+	db, err := store.Open(ctx, opts.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.PruneAppEvents(ctx, time.Now().Add(-7*24*time.Hour)); err != nil {
+		slog.Warn("pruning app events", "err", err)
+	}
+	settings := config.Open(opts.SettingsPath)
+	if p := settings.Problem(); p != "" {
+		slog.Warn("settings", "problem", p)
+	}
+	emitter := events.NewEmitter(db)
+	a := &App{opts: opts, db: db, settings: settings, emitter: emitter}
+	a.Ollama = newOllamaService(settings, emitter)
+	a.Workspace = newWorkspaceService(db, emitter)
+	a.Settings = &SettingsService{store: settings, ollama: a.Ollama}
+	a.Info = &AppService{opts: opts}
+	return a, nil
+}
+
+// Bindings are the objects whose exported methods the frontend may call, in both modes.
+func (a *App) Bindings() []any {
+	return []any{a.Workspace, a.Ollama, a.Settings, a.Info}
+}
+
+// Start attaches the frontend and starts background work; it returns at once.
+func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
+	ctx, a.cancel = context.WithCancel(ctx)
+	a.done = make(chan struct{})
+	a.emitter.Attach(poster)
+	a.Workspace.start(ctx, window)
+	a.Ollama.start(ctx)
+	go func() {
+		defer close(a.done)
+		a.Ollama.monitor(ctx)
+	}()
+}
+
+// Shutdown stops background work and closes the database.
+func (a *App) Shutdown() error {
+	if a.cancel != nil {
+		a.cancel()
+		<-a.done
+	}
+	if err := a.db.Close(); err != nil {
+		return fmt.Errorf("closing database: %w", err)
+	}
+	return nil
+}
+
+// AppInfo describes the running app (mirrored in frontend/src/lib/types.ts).
+type AppInfo struct {
+	Version string `json:"version"`
+	Mode    Mode   `json:"mode"`
+	DataDir string `json:"dataDir"`
+}
+
+// AppService tells the frontend about the running app.
+type AppService struct{ opts Options }
+
+// Info returns version, mode and where data lives.
+func (s *AppService) Info() AppInfo {
+	return AppInfo{Version: s.opts.Version, Mode: s.opts.Mode, DataDir: s.opts.DataDir}
+}

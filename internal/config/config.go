@@ -1,0 +1,181 @@
+// Package config loads and saves Gantry's settings: a small JSON file in the user's config
+// directory. A broken file must never stop the app from opening, so Load always returns usable
+// settings and reports what went wrong separately.
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Settings are the user's choices. Zero values mean "use the default".
+type Settings struct {
+	// OllamaHost overrides $OLLAMA_HOST; empty means use the environment or the default.
+	OllamaHost string `json:"ollamaHost"`
+	// DefaultModel is the model new sessions start with; empty means "ask".
+	DefaultModel string `json:"defaultModel"`
+}
+
+// Defaults returns the settings used when there is no file or it cannot be used.
+func Defaults() Settings { return Settings{} }
+
+// Validate checks values a person typed into the Settings screen.
+func (s Settings) Validate() error {
+	host := strings.TrimSpace(s.OllamaHost)
+	if host != "" {
+		if strings.ContainsAny(host, " \t\n") {
+			return fmt.Errorf("Ollama host %q must not contain spaces", host)
+		}
+		probe := host
+		if !strings.Contains(probe, "://") {
+			probe = "http://" + probe
+		}
+		u, err := url.Parse(probe)
+		if err != nil || u.Host == "" {
+			return fmt.Errorf("Ollama host %q is not a valid address (try 127.0.0.1:11434 or http://gpu-box:11434)", host)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return fmt.Errorf("Ollama host %q must use http or https", host)
+		}
+	}
+	if strings.ContainsAny(s.DefaultModel, " \t\n") {
+		return fmt.Errorf("model name %q must not contain spaces", s.DefaultModel)
+	}
+	return nil
+}
+
+func (s Settings) normalized() Settings {
+	s.OllamaHost = strings.TrimSpace(s.OllamaHost)
+	s.DefaultModel = strings.TrimSpace(s.DefaultModel)
+	return s
+}
+
+// Store owns the settings file. It is safe for concurrent use.
+type Store struct {
+	path    string
+	mu      sync.Mutex
+	current Settings
+	problem string
+}
+
+// DefaultPath is <user config dir>/gantry/settings.json.
+func DefaultPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the user config directory: %w", err)
+	}
+	return filepath.Join(dir, "gantry", "settings.json"), nil
+}
+
+// Open loads the settings at path. It never fails because of the file's content: a corrupt or
+// unreadable file is moved aside (kept for the user), defaults are used, and Problem says so.
+func Open(path string) *Store {
+	s := &Store{path: path}
+	s.current, s.problem = load(path)
+	return s
+}
+
+// Path is where the settings live.
+func (s *Store) Path() string { return s.path }
+
+// Get returns the current settings.
+func (s *Store) Get() Settings {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current
+}
+
+// Problem is a message for the user when the file could not be used at start, else "".
+func (s *Store) Problem() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.problem
+}
+
+// Save validates and writes the settings atomically, then makes them current.
+func (s *Store) Save(next Settings) error {
+	next = next.normalized()
+	if err := next.Validate(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := writeAtomic(s.path, next); err != nil {
+		return err
+	}
+	s.current = next
+	s.problem = ""
+	return nil
+}
+
+func load(path string) (Settings, string) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return Defaults(), ""
+	}
+	if err != nil {
+		kept := keepAside(path)
+		return Defaults(), fmt.Sprintf("Could not read the settings file %s (%v). Gantry is using default settings%s.", path, err, kept)
+	}
+	var loaded Settings
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	if err := dec.Decode(&loaded); err != nil {
+		kept := keepAside(path)
+		return Defaults(), fmt.Sprintf("The settings file %s is not valid JSON (%v). Gantry is using default settings%s.", path, err, kept)
+	}
+	loaded = loaded.normalized()
+	if err := loaded.Validate(); err != nil {
+		kept := keepAside(path)
+		return Defaults(), fmt.Sprintf("The settings file %s has an invalid value: %v. Gantry is using default settings%s.", path, err, kept)
+	}
+	return loaded, ""
+}
+
+// keepAside renames a bad settings file so saving new settings cannot destroy what the user had,
+// and returns a phrase naming where it went.
+func keepAside(path string) string {
+	aside := fmt.Sprintf("%s.broken-%s", path, time.Now().Format("20060102-150405"))
+	if err := os.Rename(path, aside); err != nil {
+		return fmt.Sprintf("; the file was left in place (%v)", err)
+	}
+	return fmt.Sprintf("; your old file was kept as %s", aside)
+}
+
+func writeAtomic(path string, s Settings) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding settings: %w", err)
+	}
+	data = append(data, '\n')
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating settings folder: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".settings-*.json")
+	if err != nil {
+		return fmt.Errorf("saving settings: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("saving settings: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("saving settings: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("saving settings: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("saving settings: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func openTest(t *testing.T) (*DB, string) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := Open(context.Background(), dir)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db, dir
+}
+
+func TestOpenAppliesMigrationsAndUsesWAL(t *testing.T) {
+	t.Parallel()
+	db, dir := openTest(t)
+	require.Equal(t, filepath.Join(dir, "gantry.db"), db.Path())
+	v, err := db.SchemaVersion(context.Background())
+	require.NoError(t, err)
+	all, err := loadMigrations()
+	require.NoError(t, err)
+	require.Equal(t, len(all), v)
+
+	var mode string
+	require.NoError(t, db.sql.QueryRow("PRAGMA journal_mode").Scan(&mode))
+	require.Equal(t, "wal", mode)
+	var timeout int
+	require.NoError(t, db.sql.QueryRow("PRAGMA busy_timeout").Scan(&timeout))
+	require.Equal(t, 5000, timeout)
+}
+
+func TestReopenIsIdempotent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := Open(ctx, dir)
+	require.NoError(t, err)
+	_, err = db.TouchWorkspace(ctx, "/p", "p")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	db, err = Open(ctx, dir)
+	require.NoError(t, err)
+	defer db.Close()
+	ws, err := db.RecentWorkspaces(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, ws, 1)
+}
+
+func TestNewerSchemaRefusesToOpenAndLeavesFileAlone(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := Open(ctx, dir)
+	require.NoError(t, err)
+	_, err = db.sql.Exec("PRAGMA user_version = 999")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	_, err = Open(ctx, dir)
+	require.ErrorIs(t, err, ErrNewerSchema)
+	require.Contains(t, err.Error(), "999")
+
+	raw, err := sql.Open("sqlite", filepath.Join(dir, "gantry.db"))
+	require.NoError(t, err)
+	defer raw.Close()
+	var v int
+	require.NoError(t, raw.QueryRow("PRAGMA user_version").Scan(&v))
+	require.Equal(t, 999, v)
+}
+
+func TestRecentWorkspacesNewestFirstAndTouchMovesToTop(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	ctx := context.Background()
+	a, err := db.TouchWorkspace(ctx, "/a", "a")
+	require.NoError(t, err)
+	time.Sleep(2 * time.Millisecond)
+	_, err = db.TouchWorkspace(ctx, "/b", "b")
+	require.NoError(t, err)
+	time.Sleep(2 * time.Millisecond)
+	again, err := db.TouchWorkspace(ctx, "/a", "a")
+	require.NoError(t, err)
+	require.Equal(t, a.ID, again.ID, "reopening keeps the same row")
+
+	ws, err := db.RecentWorkspaces(ctx, 10)
+	require.NoError(t, err)
+	require.Equal(t, []string{"/a", "/b"}, []string{ws[0].Path, ws[1].Path})
+
+	require.NoError(t, db.RemoveWorkspace(ctx, a.ID))
+	ws, err = db.RecentWorkspaces(ctx, 10)
+	require.NoError(t, err)
+	require.Len(t, ws, 1)
+	require.Equal(t, "/b", ws[0].Path)
+}
+
+func TestEventsKeepOrderUnderConcurrentWriters(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 25; i++ {
+				payload, _ := json.Marshal(map[string]int{"w": w, "i": i})
+				_, err := db.AppendEvent(ctx, EventRecord{
+					ID:        time.Now().Format(time.RFC3339Nano) + string(rune('a'+w)) + string(rune('A'+i)),
+					SessionID: "s1", Type: "t", Payload: payload, Time: time.Now(),
+				})
+				require.NoError(t, err)
+			}
+		}(w)
+	}
+	wg.Wait()
+	evs, err := db.Events(ctx, "s1")
+	require.NoError(t, err)
+	require.Len(t, evs, 100)
+	last := map[int]int{0: -1, 1: -1, 2: -1, 3: -1}
+	for i, e := range evs {
+		if i > 0 {
+			require.Greater(t, e.Seq, evs[i-1].Seq)
+		}
+		var p map[string]int
+		require.NoError(t, json.Unmarshal(e.Payload, &p))
+		require.Greater(t, p["i"], last[p["w"]], "each writer's events stay in its order")
+		last[p["w"]] = p["i"]
+	}
+}
+
+func TestPruneAppEventsKeepsSessionEvents(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	ctx := context.Background()
+	old := time.Now().Add(-30 * 24 * time.Hour)
+	for i, sid := range []string{"", "s"} {
+		_, err := db.AppendEvent(ctx, EventRecord{ID: string(rune('x' + i)), SessionID: sid, Type: "t", Payload: json.RawMessage(`{}`), Time: old})
+		require.NoError(t, err)
+	}
+	require.NoError(t, db.PruneAppEvents(ctx, time.Now().Add(-7*24*time.Hour)))
+	app, err := db.Events(ctx, "")
+	require.NoError(t, err)
+	require.Empty(t, app)
+	sess, err := db.Events(ctx, "s")
+	require.NoError(t, err)
+	require.Len(t, sess, 1)
+}

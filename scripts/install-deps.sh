@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what building (and with --test, testing) Gantry needs and is missing. Safe to re-run:
+# it only installs what is absent. Uses sudo for apt when not root.
+set -euo pipefail
+
+want_test=0
+[[ "${1:-}" == "--test" ]] && want_test=1
+
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+
+apt_packages=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
+if [[ $want_test -eq 1 ]]; then
+  # xvfb/xdotool/imagemagick: the desktop smoke test; python3-gi + gir GTK: its drag source;
+  # chromium: browser end-to-end tests (driven by playwright-core, never a downloaded browser).
+  apt_packages+=(xvfb xdotool imagemagick chromium python3-gi gir1.2-gtk-3.0 x11-utils)
+fi
+command -v node >/dev/null || apt_packages+=(nodejs)
+command -v npm >/dev/null || apt_packages+=(npm)
+
+missing=()
+for p in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  echo "Installing: ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if ! command -v go >/dev/null; then
+  echo "Go is not installed. Install Go 1.26 or newer from https://go.dev/dl/ and run this again." >&2
+  exit 1
+fi
+
+# Pinned: @latest resolves to an old CLI that does not build with current Go.
+wails="$(go env GOPATH)/bin/wails"
+if ! "$wails" version 2>/dev/null | grep -q "v2.15.0"; then
+  echo "Installing the Wails CLI v2.15.0"
+  go install github.com/wailsapp/wails/v2/cmd/wails@v2.15.0
+fi
+
+if [[ ! -f frontend/node_modules/.package-lock.json ]]; then
+  (cd frontend && npm ci --no-audit --no-fund)
+fi

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs every suite, keeps each one's report in test-output/, and ends with one line
+# "N passed, N failed" summing them all. Exits non-zero when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=test-output
+rm -rf "$out" && mkdir -p "$out/bin"
+export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
+
+passed=0 failed=0
+declare -a lines=()
+
+# record SUITE PASSED FAILED [NOTE]
+record() {
+  passed=$((passed + $2)); failed=$((failed + $3))
+  lines+=("$(printf '%-18s %4d passed %4d failed  %s' "$1" "$2" "$3" "${4:-}")")
+}
+
+# step NAME CMD...: a suite that counts as one test (build steps, vet, type checks).
+step() {
+  local name=$1; shift
+  echo "── $name"
+  if "$@" >"$out/$name.log" 2>&1; then record "$name" 1 0; else
+    tail -n 40 "$out/$name.log"; record "$name" 0 1 "see $out/$name.log"; fi
+}
+
+step go-vet go vet ./...
+step go-vet-desktop go vet -tags desktop,production,webkit2_41 . ./app
+
+echo "── go test"
+go test -race -count=1 -json ./... >"$out/go-test.json" 2>"$out/go-test.stderr"
+read -r p f < <(node scripts/count-results.mjs go "$out/go-test.json")
+record go-test "$p" "$f" "$out/go-test.json"
+[[ $f -gt 0 ]] && node scripts/count-results.mjs go-failures "$out/go-test.json"
+
+step svelte-check bash -c 'cd frontend && npx svelte-check --tsconfig ./tsconfig.json --fail-on-warnings'
+
+echo "── frontend unit tests"
+(cd frontend && npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json") >"$out/vitest.log" 2>&1
+read -r p f < <(node scripts/count-results.mjs vitest "$out/vitest.json")
+record vitest "$p" "$f" "$out/vitest.log"
+[[ $f -gt 0 ]] && tail -n 60 "$out/vitest.log"
+
+# Browser mode needs no GTK and no cgo: build it that way to keep that promise honest.
+step build-serve env CGO_ENABLED=0 go build -o "$out/bin/gantry-serve" .
+step build-fake go build -o "$out/bin/fake-ollama" ./internal/llm/fakeollama/cmd/fake-ollama
+
+echo "── browser end-to-end tests"
+(cd frontend && GANTRY_BIN="../$out/bin/gantry-serve" FAKE_OLLAMA_BIN="../$out/bin/fake-ollama" \
+  SHOTS_DIR="../$out/e2e" npx vitest run --config vitest.e2e.config.ts \
+  --reporter=default --reporter=json --outputFile="../$out/e2e.json") >"$out/e2e.log" 2>&1
+read -r p f < <(node scripts/count-results.mjs vitest "$out/e2e.json")
+record e2e "$p" "$f" "$out/e2e.log"
+[[ $f -gt 0 ]] && tail -n 80 "$out/e2e.log"
+
+step build-desktop go build -tags desktop,production,webkit2_41 -o "$out/bin/gantry" .
+
+echo "── desktop smoke test"
+if [[ -x "$out/bin/gantry" ]]; then
+  scripts/desktop-smoke.sh "$out/bin/gantry" "$out/bin/fake-ollama" "$out/desktop" >"$out/desktop.log" 2>&1
+  read -r p f < <(grep -E '^(ok|FAIL) ' "$out/desktop.log" | awk '/^ok/{p++} /^FAIL/{f++} END{print p+0, f+0}')
+  [[ $p -eq 0 && $f -eq 0 ]] && f=1
+  record desktop-smoke "$p" "$f" "$out/desktop.log"
+  [[ $f -gt 0 ]] && tail -n 40 "$out/desktop.log"
+else
+  record desktop-smoke 0 1 "no desktop binary"
+fi
+
+echo
+printf '%s\n' "${lines[@]}"
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
