@@ -1,0 +1,129 @@
+// Starts the real pieces for a browser test: fake Ollama (a process speaking Ollama's protocol),
+// `gantry serve` with its own data and config folders, and a headless Chromium page.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import { chromium, type Browser, type Page } from 'playwright-core'
+
+const gantryBin = resolve(process.env.GANTRY_BIN ?? '../test-output/bin/gantry-serve')
+const fakeBin = resolve(process.env.FAKE_OLLAMA_BIN ?? '../test-output/bin/fake-ollama')
+export const shotsDir = resolve(process.env.SHOTS_DIR ?? '../test-output/e2e')
+
+const children = new Set<ChildProcess>()
+
+/** Starts a command and resolves with the first stdout line matching re (its capture group). */
+function startAndWait(cmd: string, args: string[], env: NodeJS.ProcessEnv, re: RegExp): Promise<{ child: ChildProcess; match: string }> {
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.add(child)
+  child.on('exit', () => children.delete(child))
+  let stderr = ''
+  child.stderr!.on('data', (d) => (stderr += d))
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${cmd} did not start: ${stderr}`)), 15_000)
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = re.exec(line)
+      if (m) {
+        clearTimeout(timer)
+        resolvePromise({ child, match: m[1] })
+      }
+    })
+    child.on('exit', (code) => reject(new Error(`${cmd} exited with ${code}: ${stderr}`)))
+  })
+}
+
+export async function stop(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((r) => child.once('exit', r))
+  child.kill('SIGTERM')
+  await exited
+}
+
+export interface FakeOllama {
+  url: string
+  /** host:port, as OLLAMA_HOST or the Settings field take it. */
+  host: string
+  child: ChildProcess
+  stop(): Promise<void>
+}
+
+export const defaultModels = [
+  { name: 'qwen3:4b', arch: 'qwen3', contextLength: 40960, capabilities: ['completion', 'tools', 'thinking'], parameterSize: '4.0B', quantization: 'Q4_K_M', size: 2_497_293_931 },
+  { name: 'llama3.2:3b', arch: 'llama', contextLength: 131072, capabilities: ['completion', 'tools'], parameterSize: '3.2B', quantization: 'Q4_K_M', size: 2_019_393_189 },
+]
+
+export async function startFakeOllama(listen = '127.0.0.1:0', models = defaultModels): Promise<FakeOllama> {
+  const dir = mkdtempSync(join(tmpdir(), 'gantry-fake-'))
+  const script = join(dir, 'script.json')
+  writeFileSync(script, JSON.stringify({ version: '0.17.4', models }))
+  const { child, match } = await startAndWait(fakeBin, ['--listen', listen, '--script', script], {}, /^listening on (\S+)/)
+  return { url: match, host: match.replace(/^http:\/\//, ''), child, stop: () => stop(child) }
+}
+
+/** A free loopback port nobody listens on (taken from a fake Ollama that is then stopped). */
+export async function unusedHost(): Promise<string> {
+  const f = await startFakeOllama()
+  await f.stop()
+  return f.host
+}
+
+export interface Gantry {
+  url: string
+  dataDir: string
+  configDir: string
+  child: ChildProcess
+  stop(): Promise<void>
+}
+
+export function tempDirs() {
+  const root = mkdtempSync(join(tmpdir(), 'gantry-e2e-'))
+  const dataDir = join(root, 'data')
+  const configDir = join(root, 'config')
+  mkdirSync(configDir, { recursive: true })
+  return { root, dataDir, configDir, cleanup: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+export async function startGantry(opts: { dataDir: string; configDir: string; ollamaHost?: string }): Promise<Gantry> {
+  const env: NodeJS.ProcessEnv = { OLLAMA_HOST: opts.ollamaHost ?? '127.0.0.1:9' }
+  const { child, match } = await startAndWait(
+    gantryBin,
+    ['serve', '--listen', '127.0.0.1:0', '--data-dir', opts.dataDir, '--config-dir', opts.configDir],
+    env,
+    /ready at (\S+)/,
+  )
+  return { url: match, dataDir: opts.dataDir, configDir: opts.configDir, child, stop: () => stop(child) }
+}
+
+let browser: Browser | null = null
+
+export async function openPage(url: string, colorScheme: 'light' | 'dark' = 'light'): Promise<{ page: Page; errors: string[] }> {
+  browser ??= await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  })
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme })
+  const page = await context.newPage()
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
+  await page.goto(url)
+  return { page, errors }
+}
+
+/** What a drop on the desktop window does: the platform hands the page paths. */
+export async function dropPaths(page: Page, paths: string[]) {
+  await page.evaluate((p) => window.dispatchEvent(new CustomEvent('gantry:filedrop', { detail: { paths: p } })), paths)
+}
+
+export async function shot(page: Page, name: string) {
+  mkdirSync(shotsDir, { recursive: true })
+  await page.screenshot({ path: join(shotsDir, `${name}.png`) })
+}
+
+export async function closeAll() {
+  await browser?.close()
+  browser = null
+  await Promise.all([...children].map(stop))
+}

@@ -1,0 +1,95 @@
+// Pure display helpers. Kept free of Svelte and the DOM so they can be unit-tested in Node.
+
+const minute = 60_000
+const hour = 60 * minute
+const day = 24 * hour
+
+function plural(n: number, unit: string): string {
+  return `${n} ${unit}${n === 1 ? '' : 's'} ago`
+}
+
+/** "just now", "5 minutes ago", "yesterday", "3 weeks ago"… for a timestamp in the past. */
+export function relativeTime(iso: string, now: number = Date.now()): string {
+  const then = Date.parse(iso)
+  if (Number.isNaN(then)) return ''
+  // A clock slightly ahead of ours (or a just-written timestamp) reads as "just now".
+  const elapsed = Math.max(0, now - then)
+  if (elapsed < minute) return 'just now'
+  if (elapsed < hour) return plural(Math.floor(elapsed / minute), 'minute')
+  if (elapsed < day) return plural(Math.floor(elapsed / hour), 'hour')
+  const days = Math.floor(elapsed / day)
+  if (days === 1) return 'yesterday'
+  if (days < 7) return plural(days, 'day')
+  if (days < 30) return plural(Math.floor(days / 7), 'week')
+  if (days < 365) return plural(Math.floor(days / 30), 'month')
+  return plural(Math.floor(days / 365), 'year')
+}
+
+const units = ['B', 'KB', 'MB', 'GB', 'TB']
+
+/** Decimal units, as Ollama reports model sizes: 4_683_087_332 → "4.7 GB". */
+export function formatSize(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return ''
+  let value = bytes
+  let unit = 0
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000
+    unit++
+  }
+  if (unit === 0) return `${bytes} B`
+  // One decimal below 10 ("4.7 GB"), none above ("19 GB"), like `ollama list`.
+  const shown = value < 10 ? value.toFixed(1) : Math.round(value).toString()
+  return `${shown} ${units[unit]}`
+}
+
+/**
+ * Shortens a path to at most max characters by replacing middle folders with "…", keeping the
+ * first folder and as many trailing segments as fit: the project's own name matters most.
+ */
+export function truncateMiddle(path: string, max: number): string {
+  if (path.length <= max) return path
+  const sep = path.includes('\\') && !path.includes('/') ? '\\' : '/'
+  const parts = path.split(sep)
+  const last = parts[parts.length - 1]
+  // Keep the leading root marker ("" for "/", "C:" on Windows) together with the first folder.
+  const headCount = parts[0] === '' ? 2 : 1
+  const head = parts.slice(0, headCount).join(sep)
+  const ellipsis = '…'
+  let tail = last
+  for (let i = parts.length - 2; i >= headCount; i--) {
+    const candidate = parts[i] + sep + tail
+    if (head.length + 2 * sep.length + ellipsis.length + candidate.length > max) break
+    tail = candidate
+  }
+  const joined = head + sep + ellipsis + sep + tail
+  if (parts.length > headCount + 1 && joined.length <= max) return joined
+  // Even "head/…/last" is too long: cut the final segment itself from the left.
+  const keep = Math.max(1, max - ellipsis.length)
+  return ellipsis + path.slice(path.length - keep)
+}
+
+export interface TextPart {
+  text: string
+  code: boolean
+}
+
+/** Splits "Start it with `ollama serve`." into plain and `code` parts (rendered as text, never HTML). */
+export function splitCode(text: string): TextPart[] {
+  const parts: TextPart[] = []
+  const push = (t: string, code: boolean) => {
+    if (t) parts.push({ text: t, code })
+  }
+  let rest = text
+  for (;;) {
+    const open = rest.indexOf('`')
+    const close = open < 0 ? -1 : rest.indexOf('`', open + 1)
+    if (close < 0) {
+      // No pair left: an unmatched backtick stays visible as plain text.
+      push(rest, false)
+      return parts
+    }
+    push(rest.slice(0, open), false)
+    push(rest.slice(open + 1, close), true)
+    rest = rest.slice(close + 1)
+  }
+}

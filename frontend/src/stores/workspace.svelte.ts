@@ -1,0 +1,81 @@
+// The project folder open in this window. Opening can fail in ways the user must read (a file was
+// dropped, several items, a missing folder, a folder too broad such as $HOME): those become notices.
+import { workspaces } from '../lib/api'
+import type { WorkspaceInfo } from '../lib/types'
+import { FileTree, rootPath } from './filetree.svelte'
+import { messageOf, notices } from './notices.svelte'
+
+export class WorkspaceStore {
+  current = $state<WorkspaceInfo | null>(null)
+  tree = $state<FileTree | null>(null)
+  /** An open is in flight (buttons disable, the drop zone shows progress). */
+  opening = $state(false)
+  /** The first current() answered; until then neither screen is shown, so nothing flashes. */
+  ready = $state(false)
+
+  #enter(info: WorkspaceInfo) {
+    this.current = info
+    this.tree = new FileTree()
+    void this.tree.expand(rootPath)
+  }
+
+  async #open(request: () => Promise<WorkspaceInfo>): Promise<boolean> {
+    this.opening = true
+    notices.clear('open')
+    try {
+      this.#enter(await request())
+      return true
+    } catch (err) {
+      notices.push('error', 'open', messageOf(err))
+      return false
+    } finally {
+      this.opening = false
+    }
+  }
+
+  /** Picks up a workspace the backend already has open (a reloaded page in browser mode). */
+  async restore() {
+    try {
+      const info = await workspaces.current()
+      if (info) this.#enter(info)
+    } catch (err) {
+      notices.push('error', 'app', `Could not ask which project is open: ${messageOf(err)}`)
+    } finally {
+      this.ready = true
+    }
+  }
+
+  open(path: string) {
+    return this.#open(() => workspaces.open(path))
+  }
+
+  openDropped(paths: string[]) {
+    return this.#open(() => workspaces.openDropped(paths))
+  }
+
+  /** Desktop only: the native folder dialog. Cancelling it changes nothing. */
+  async choose() {
+    let path: string
+    try {
+      path = await workspaces.chooseFolder()
+    } catch (err) {
+      notices.push('error', 'open', messageOf(err))
+      return
+    }
+    if (path) await this.open(path)
+  }
+
+  async close() {
+    try {
+      await workspaces.close()
+    } catch (err) {
+      notices.push('error', 'app', `Could not close the project: ${messageOf(err)}`)
+      return
+    }
+    this.current = null
+    this.tree = null
+    notices.clear('open')
+  }
+}
+
+export const workspaceStore = new WorkspaceStore()
