@@ -34,6 +34,9 @@ func (s *SettingsService) Get() SettingsView {
 
 // Save validates and stores the settings, then re-checks Ollama in case the host changed.
 func (s *SettingsService) Save(next config.Settings) (SettingsView, error) {
+	if err := next.Validate(); err != nil {
+		return SettingsView{}, err
+	}
 	if _, err := llm.ResolveHost(next.OllamaHost); err != nil {
 		return SettingsView{}, err
 	}
