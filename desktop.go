@@ -30,6 +30,7 @@ func runDesktop(assets fs.FS, opts app.Options) error {
 		AssetServer:      &assetserver.Options{Assets: assets},
 		BackgroundColour: options.NewRGB(30, 31, 34),
 		OnStartup:        a.StartDesktop,
+		OnDomReady:       a.DesktopDOMReady,
 		OnShutdown: func(context.Context) {
 			if err := a.Shutdown(); err != nil {
 				slog.Error("shutting down", "err", err)

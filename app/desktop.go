@@ -31,3 +31,6 @@ func (a *App) StartDesktop(wailsCtx context.Context) {
 	f := wailsFrontend{ctx: wailsCtx}
 	a.Start(wailsCtx, f, f)
 }
+
+// DesktopDOMReady is called from Wails' OnDomReady, when the webview surely exists.
+func (a *App) DesktopDOMReady(context.Context) { guardNavigation() }
