@@ -1,0 +1,285 @@
+package safety
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// CommandAnalysis is the danger tier of a shell command and why.
+type CommandAnalysis struct {
+	Severity Severity
+	Reason   string // human-readable, shown on the approval card; empty for none
+}
+
+// maxDepth bounds how far shell code inside strings (bash -c, eval, ssh host cmd) is
+// followed; deeper nesting is itself suspicious.
+const maxDepth = 4
+
+// maxSnippet keeps the quoted part of a reason readable on the approval card.
+const maxSnippet = 80
+
+// AnalyzeCommand rates a shell command by the most dangerous thing it can do.
+func AnalyzeCommand(command string) CommandAnalysis {
+	a := newAnalyzer()
+	a.source(command, 0)
+	if a.best.sev == SeverityNone {
+		return CommandAnalysis{Severity: SeverityNone}
+	}
+	return CommandAnalysis{Severity: a.best.sev, Reason: a.best.reason}
+}
+
+// analyzer walks one command, keeping the worst finding.
+type analyzer struct {
+	src   string // the text that positions of the nodes being walked refer to
+	depth int
+	best  finding
+	pipes map[*syntax.BinaryCmd]bool // inner nodes of pipelines already judged whole
+}
+
+// newAnalyzer starts from none; a zero analyzer would start from the empty severity, which
+// ranks as critical and would hide every finding.
+func newAnalyzer() *analyzer {
+	return &analyzer{best: noFinding}
+}
+
+// flag records f if it is worse than anything so far; ties keep the earlier part, which is
+// the one that runs first.
+func (a *analyzer) flag(f finding, n syntax.Node) {
+	if f.sev.Rank() <= a.best.sev.Rank() {
+		return
+	}
+	if s := a.snippet(n); s != "" {
+		f.reason += ": " + s
+	}
+	a.best = f
+}
+
+func (a *analyzer) snippet(n syntax.Node) string {
+	if n == nil {
+		return ""
+	}
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	if start < 0 || end > len(a.src) || start >= end {
+		return ""
+	}
+	s := strings.Join(strings.Fields(a.src[start:end]), " ")
+	if utf8.RuneCountInString(s) > maxSnippet {
+		s = string([]rune(s)[:maxSnippet-1]) + "…"
+	}
+	return s
+}
+
+// source parses and walks shell code at the given nesting depth.
+func (a *analyzer) source(src string, depth int) {
+	if depth > maxDepth {
+		a.flag(finding{SeverityHigh, "nests shell code too deeply to analyse"}, nil)
+		return
+	}
+	f, err := parse(src)
+	if err != nil {
+		a.unparsed(src, err, depth)
+		return
+	}
+	a.walk(f, src, depth)
+}
+
+func parse(src string) (*syntax.File, error) {
+	return syntax.NewParser().Parse(strings.NewReader(src), "")
+}
+
+func (a *analyzer) walk(f *syntax.File, src string, depth int) {
+	outerSrc, outerDepth := a.src, a.depth
+	a.src, a.depth = src, depth
+	defer func() { a.src, a.depth = outerSrc, outerDepth }()
+	syntax.Walk(f, a.visit)
+}
+
+// visit sees every node, so commands inside $(…), `…`, <(…), function bodies, loops and
+// conditionals are judged like top-level ones.
+func (a *analyzer) visit(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.Stmt:
+		a.stmt(n)
+	case *syntax.BinaryCmd:
+		if isPipe(n) && !a.pipes[n] {
+			a.pipeline(n)
+		}
+	case *syntax.FuncDecl:
+		a.funcDecl(n)
+	}
+	return true
+}
+
+func isPipe(b *syntax.BinaryCmd) bool {
+	return b.Op == syntax.Pipe || b.Op == syntax.PipeAll
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt) {
+	for _, r := range s.Redirs {
+		if writesFile(r) {
+			a.flag(classifyWrite(resolveWord(r.Word)), r)
+		}
+	}
+	if call, ok := s.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+		a.call(resolveWords(call.Args), s, call)
+	}
+}
+
+// writesFile reports whether a redirection opens its word as a file for writing; >&2 and
+// >&- only juggle descriptors.
+func writesFile(r *syntax.Redirect) bool {
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
+		syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+		return r.Word != nil
+	case syntax.DplOut:
+		if r.Word == nil {
+			return false
+		}
+		t := resolveWord(r.Word).text
+		return t != "-" && strings.Trim(t, "0123456789-") != ""
+	}
+	return false
+}
+
+func resolveWords(words []*syntax.Word) []arg {
+	args := make([]arg, len(words))
+	for i, w := range words {
+		args[i] = resolveWord(w)
+	}
+	return args
+}
+
+// call judges one simple command; s is its statement (for heredocs) when it has one.
+func (a *analyzer) call(args []arg, s *syntax.Stmt, n syntax.Node) {
+	c, elevated, ok := unwrap(args)
+	if elevated != "" {
+		a.flag(finding{SeverityHigh, "runs with elevated privileges (" + elevated + ")"}, n)
+	}
+	if !ok {
+		return
+	}
+	for _, x := range args {
+		if x.split {
+			code, _ := joinArgs(args)
+			a.nested(code)
+			break
+		}
+	}
+	if !c.head.static {
+		a.flag(finding{SeverityMedium, "runs a program only known at run time"}, n)
+		return
+	}
+	a.nestedCode(c, s, n)
+	if r := lookupRule(c.name); r != nil {
+		a.flag(r(c), n)
+	}
+}
+
+// pipeline judges a whole pipeline at once, because a | b is only dangerous for what a
+// feeds b: a download or decoded blob piped into a shell runs code nobody has read.
+func (a *analyzer) pipeline(b *syntax.BinaryCmd) {
+	if a.pipes == nil {
+		a.pipes = map[*syntax.BinaryCmd]bool{}
+	}
+	stages := a.flatten(b, nil)
+	downloaded, decoded := false, false
+	for i, st := range stages {
+		if c, ok := stageCommand(st); ok && i > 0 && readsStdin(c) {
+			switch {
+			case downloaded:
+				a.flag(finding{SeverityCritical, "pipes a download into " + c.name}, b)
+			case decoded:
+				a.flag(finding{SeverityHigh, "pipes decoded data into " + c.name}, b)
+			default:
+				a.pipedCode(stages[i-1], c, b)
+			}
+		}
+		downloaded = downloaded || runsAny(st, downloaders)
+		decoded = decoded || runsAny(st, decoders)
+	}
+}
+
+func (a *analyzer) flatten(b *syntax.BinaryCmd, stages []*syntax.Stmt) []*syntax.Stmt {
+	a.pipes[b] = true
+	for _, side := range []*syntax.Stmt{b.X, b.Y} {
+		if inner, ok := side.Cmd.(*syntax.BinaryCmd); ok && isPipe(inner) {
+			stages = a.flatten(inner, stages)
+		} else {
+			stages = append(stages, side)
+		}
+	}
+	return stages
+}
+
+// pipedCode judges what an interpreter reads from the previous stage: echo's text is read
+// as the code it is; anything else is opaque.
+func (a *analyzer) pipedCode(prev *syntax.Stmt, c command, n syntax.Node) {
+	if p, ok := stageCommand(prev); ok && (p.name == "echo" || p.name == "printf") && shells[c.name] {
+		if code, static := joinArgs(p.args); static {
+			a.nested(code)
+			return
+		}
+	}
+	a.flag(finding{SeverityMedium, "runs piped input as code with " + c.name}, n)
+}
+
+// stageCommand is the program a pipeline stage runs, when it is a simple command.
+func stageCommand(st *syntax.Stmt) (command, bool) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return command{}, false
+	}
+	c, _, ok := unwrap(resolveWords(call.Args))
+	return c, ok && c.head.static
+}
+
+// runsAny reports whether any command within n runs one of the programs.
+func runsAny(n syntax.Node, programs map[string]bool) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+			c, _, ok := unwrap(resolveWords(call.Args))
+			found = found || ok && programs[c.name]
+		}
+		return !found
+	})
+	return found
+}
+
+// funcDecl spots fork bombs under any name: a function that pipes into or backgrounds a
+// call to itself multiplies processes until the machine stops.
+func (a *analyzer) funcDecl(f *syntax.FuncDecl) {
+	if f.Name == nil || f.Body == nil {
+		return
+	}
+	name := f.Name.Value
+	bomb := false
+	syntax.Walk(f.Body, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			bomb = bomb || n.Background && callsName(n, name)
+		case *syntax.BinaryCmd:
+			bomb = bomb || isPipe(n) && (callsName(n.X, name) || callsName(n.Y, name))
+		}
+		return !bomb
+	})
+	if bomb {
+		a.flag(finding{SeverityCritical, "defines a fork bomb"}, f)
+	}
+}
+
+func callsName(s *syntax.Stmt, name string) bool {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	return ok && len(call.Args) > 0 && resolveWord(call.Args[0]).text == name
+}
+
+func joinArgs(args []arg) (string, bool) {
+	static := true
+	for _, x := range args {
+		static = static && x.static
+	}
+	return strings.Join(texts(args), " "), static
+}

@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Registry holds the tools the model may call, in registration order.
+type Registry struct {
+	mu    sync.RWMutex
+	tools map[string]registered
+	order []string
+}
+
+type registered struct {
+	tool      Tool
+	validator *validator
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{tools: map[string]registered{}} }
+
+// Register adds a tool; a second tool with the same name is refused.
+func (r *Registry) Register(t Tool) error {
+	v, err := newValidator(t.Params())
+	if err != nil {
+		return fmt.Errorf("tool %s: invalid parameter schema: %w", t.Name(), err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, dup := r.tools[t.Name()]; dup {
+		return fmt.Errorf("tool %s is already registered", t.Name())
+	}
+	r.tools[t.Name()] = registered{tool: t, validator: v}
+	r.order = append(r.order, t.Name())
+	return nil
+}
+
+// Unregister removes a tool; it reports whether there was one.
+func (r *Registry) Unregister(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.tools[name]; !ok {
+		return false
+	}
+	delete(r.tools, name)
+	for i, n := range r.order {
+		if n == name {
+			r.order = append(r.order[:i], r.order[i+1:]...)
+			break
+		}
+	}
+	return true
+}
+
+// Get finds a tool by name.
+func (r *Registry) Get(name string) (Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.tools[name]
+	return e.tool, ok
+}
+
+// List returns the tools in registration order.
+func (r *Registry) List() []Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Tool, 0, len(r.order))
+	for _, n := range r.order {
+		out = append(out, r.tools[n].tool)
+	}
+	return out
+}
+
+// Prepare resolves a call to its tool and its normalised, validated arguments. A call the model
+// got wrong comes back as a failed Result worded so the model can correct it.
+func (r *Registry) Prepare(name string, args map[string]any) (Tool, map[string]any, *Result) {
+	r.mu.RLock()
+	e, ok := r.tools[name]
+	names := append([]string(nil), r.order...)
+	r.mu.RUnlock()
+	if !ok {
+		sort.Strings(names)
+		res := Fail(ErrUnknownTool, "There is no tool named %q. Available tools: %s.", name, strings.Join(names, ", "))
+		return nil, nil, &res
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	norm := normalizeArgs(e.tool.Params(), args)
+	if err := e.validator.validate(norm); err != nil {
+		res := Fail(ErrInvalidArguments, "%s: %v. Parameters: %s", name, err, compactSignature(e.tool.Params()))
+		return nil, nil, &res
+	}
+	return e.tool, norm, nil
+}
+
+// Execute prepares and runs one call.
+func (r *Registry) Execute(ctx context.Context, name string, args map[string]any, out Output) (Result, error) {
+	t, norm, failed := r.Prepare(name, args)
+	if failed != nil {
+		return *failed, nil
+	}
+	if out == nil {
+		out = Discard
+	}
+	return t.Execute(ctx, norm, out)
+}
