@@ -1,0 +1,97 @@
+package tools
+
+import (
+	"context"
+
+	"gantry/internal/ignore"
+	"gantry/internal/safety"
+)
+
+// Env is what the built-in tools work against: one workspace and the hooks through which a
+// person approves and the checkpoint records. It is shared by all calls of a session.
+type Env struct {
+	Root        string          // absolute workspace root
+	Ignore      *ignore.Matcher // .gitignore rules of Root
+	Approver    Approver
+	Checkpoints Checkpointer
+	FileRules   []safety.FileRule // sensitivity rules, last match wins
+}
+
+// CommandApproval asks whether a command may run.
+type CommandApproval struct {
+	Command  string
+	Cwd      string // absolute
+	Analysis safety.CommandAnalysis
+}
+
+// EditApproval asks whether a file may be written. Before and After are the whole contents so
+// the approval card can show a diff and the person can change After before accepting.
+type EditApproval struct {
+	Path      string // workspace-relative slash path
+	Existed   bool
+	Before    string
+	After     string
+	Sensitive bool   // the file rules say ask
+	Rule      string // the pattern that made it sensitive, for the card
+}
+
+// Decision is the answer to an approval.
+type Decision struct {
+	Allowed      bool
+	AutoApproved bool   // allowed by policy without asking a person
+	Message      string // the person's words to the model (why not, what instead)
+	// Content replaces EditApproval.After when the person edited the proposal before accepting.
+	Content *string
+}
+
+// Approver decides approvals: by policy, or by asking a person and waiting. It returns an error
+// only when it cannot decide (ctx cancelled, the app closing).
+type Approver interface {
+	ApproveCommand(ctx context.Context, req CommandApproval) (Decision, error)
+	ApproveEdit(ctx context.Context, req EditApproval) (Decision, error)
+}
+
+// Checkpointer records files before and after the agent changes them, so each change can be
+// kept or undone.
+type Checkpointer interface {
+	// BeforeEdit stores the prior state of path the first time the run touches it.
+	BeforeEdit(ctx context.Context, path string) error
+	// AfterEdit stores what the agent wrote.
+	AfterEdit(ctx context.Context, path string) error
+	// UndoFile restores one file of the current run and describes what happened.
+	UndoFile(ctx context.Context, path string) (string, error)
+	// UndoTurn restores every file the current run changed.
+	UndoTurn(ctx context.Context) (string, error)
+}
+
+// PolicyApprover answers without asking anyone: for headless runs and tests.
+type PolicyApprover struct {
+	AllowCommands bool
+	AllowEdits    bool
+}
+
+func (p PolicyApprover) ApproveCommand(_ context.Context, req CommandApproval) (Decision, error) {
+	if !p.AllowCommands || req.Analysis.Severity == safety.SeverityCritical {
+		return Decision{Message: "Commands are not allowed in this run."}, nil
+	}
+	return Decision{Allowed: true, AutoApproved: true}, nil
+}
+
+func (p PolicyApprover) ApproveEdit(context.Context, EditApproval) (Decision, error) {
+	if !p.AllowEdits {
+		return Decision{Message: "File changes are not allowed in this run."}, nil
+	}
+	return Decision{Allowed: true, AutoApproved: true}, nil
+}
+
+// NoCheckpoints records nothing; undo reports that there is nothing to undo.
+type NoCheckpoints struct{}
+
+func (NoCheckpoints) BeforeEdit(context.Context, string) error { return nil }
+func (NoCheckpoints) AfterEdit(context.Context, string) error  { return nil }
+func (NoCheckpoints) UndoFile(context.Context, string) (string, error) {
+	return "Checkpoints are not enabled in this run, so there is nothing to undo.", nil
+}
+func (NoCheckpoints) UndoTurn(context.Context) (string, error) {
+	return "Checkpoints are not enabled in this run, so there is nothing to undo.", nil
+}
