@@ -1,0 +1,145 @@
+package terminal
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Session keeps one workspace's working directory across commands, the way a terminal would.
+// It is safe for concurrent use; concurrent commands each start from the directory current when
+// they start, and the last to finish decides where the next one starts.
+type Session struct {
+	root     string // absolute, as the person chose it
+	realRoot string // root with symlinks resolved, to compare with pwd -P
+
+	mu         sync.Mutex
+	cwd        string
+	timeoutCap time.Duration
+}
+
+// NewSession starts a session in root.
+func NewSession(root string) *Session {
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		real = root
+	}
+	return &Session{root: root, realRoot: real, cwd: root, timeoutCap: MaxTimeout}
+}
+
+// SetTimeoutCap lowers the longest timeout a command may ask for; outside (0, MaxTimeout] it
+// restores MaxTimeout.
+func (s *Session) SetTimeoutCap(d time.Duration) {
+	if d <= 0 || d > MaxTimeout {
+		d = MaxTimeout
+	}
+	s.mu.Lock()
+	s.timeoutCap = d
+	s.mu.Unlock()
+}
+
+// Cwd is where the next command without a cwd argument runs.
+func (s *Session) Cwd() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cwd
+}
+
+// Run runs command with bash -c in the session's directory, or in cwd (relative to the root, or
+// absolute inside it) when given. Afterwards the session's directory is where the command ended,
+// so `cd sub && make` carries over; a command that ends outside the workspace sends it back to
+// the root. A failing command is reported in the Result; the error is only for a cwd outside the
+// workspace or one that does not exist, and for failures to start the shell at all.
+func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (Result, error) {
+	res := Result{Command: command, ExitCode: -1}
+	dir, notes, err := s.startDir(cwd)
+	if err != nil {
+		return res, err
+	}
+	res.Dir = dir
+	if ctx.Err() != nil {
+		// Stop was pressed before the command began: none of it may run.
+		res.Cancelled = true
+		res.ForModel = report("(not started)", nil, outcome{exitCode: -1, cancelled: true}, 0)
+		return res, nil
+	}
+	timeout := s.timeout(opts.Timeout)
+
+	dirFile, err := os.CreateTemp("", "gantry-cwd-*")
+	if err != nil {
+		return res, fmt.Errorf("terminal: %w", err)
+	}
+	dirFile.Close()
+	defer os.Remove(dirFile.Name())
+
+	c := newCapture()
+	sink := c.write
+	if opts.Output != nil {
+		sink = func(p []byte) {
+			c.write(p)
+			opts.Output(bytes.Clone(p))
+		}
+	}
+	o, err := execute(ctx, dir, recordDir(command, dirFile.Name()), timeout, sink)
+	if err != nil {
+		return res, err
+	}
+	ended, _ := os.ReadFile(dirFile.Name())
+	notes = append(notes, s.settle(strings.TrimSuffix(string(ended), "\n"))...)
+	if o.strays {
+		notes = append(notes, "[background processes still running when the command ended were stopped]")
+	}
+
+	body, lines := c.digest()
+	res.ExitCode = o.exitCode
+	res.Duration = o.duration
+	res.TimedOut = o.timedOut
+	res.Cancelled = o.cancelled
+	res.Output = c.display()
+	res.ForModel = report(body, notes, o, timeout)
+	res.TotalLines = lines
+	return res, nil
+}
+
+func (s *Session) timeout(asked time.Duration) time.Duration {
+	s.mu.Lock()
+	limit := s.timeoutCap
+	s.mu.Unlock()
+	if asked <= 0 {
+		asked = DefaultTimeout
+	}
+	return min(asked, limit)
+}
+
+// report puts the output, the notes and the status line together for the model.
+func report(body string, notes []string, o outcome, timeout time.Duration) string {
+	if body == "" {
+		body = "(no output)"
+	}
+	status := fmt.Sprintf("[exit code %d, %s", o.exitCode, o.duration.Round(time.Millisecond))
+	switch {
+	case o.timedOut:
+		status += fmt.Sprintf(", killed after timeout of %s (the whole process group)", span(timeout))
+	case o.cancelled:
+		status += ", cancelled by the user"
+	}
+	parts := append(append([]string{body}, notes...), status+"]")
+	// Binary output must not make the tool result invalid text.
+	return strings.ToValidUTF8(strings.Join(parts, "\n"), "\uFFFD")
+}
+
+// span writes whole minutes as "10m" rather than time.Duration's "10m0s".
+func span(d time.Duration) string {
+	if d >= time.Minute && d%time.Minute == 0 {
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
+}
