@@ -7,7 +7,7 @@ FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.conf
 GO_SRC      := $(shell find . -name '*.go' -not -path './frontend/*' 2>/dev/null) go.mod go.sum
 WAILS       := $(shell go env GOPATH)/bin/wails
 
-.PHONY: run build deps test test-deps frontend clean
+.PHONY: run build deps test test-deps frontend bench clean
 
 run: deps build
 	./$(DESKTOP_BIN)
@@ -35,6 +35,9 @@ test-deps:
 
 test: test-deps frontend
 	scripts/test.sh
+
+bench:
+	scripts/bench.sh
 
 clean:
 	rm -rf build/bin frontend/dist test-output

@@ -33,6 +33,12 @@ read -r p f < <(node scripts/count-results.mjs go "$out/go-test.json")
 record go-test "$p" "$f" "$out/go-test.json"
 [[ $f -gt 0 ]] && node scripts/count-results.mjs go-failures "$out/go-test.json"
 
+# A short fuzzing run per target on top of the seed corpora go test already ran: each must find
+# no crash. New crashers are written to testdata/fuzz/ by go test itself, ready to commit.
+for target in toolcall:FuzzExtract safety:FuzzAnalyzeCommand tools:FuzzResolveWorkspacePath; do
+  step "fuzz-${target#*:}" go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${FUZZTIME:-10s}" "./internal/${target%%:*}"
+done
+
 step svelte-check bash -c 'cd frontend && npx svelte-check --tsconfig ./tsconfig.json --fail-on-warnings'
 
 echo "── frontend unit tests"

@@ -1,0 +1,73 @@
+package toolcall
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// benchShapes are the call shapes mixed into the benchmark answers.
+var benchShapes = []string{
+	"<tool_call>\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"internal/pkg%d/file.go\"}}\n</tool_call>",
+	"<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"gen/out%d.go\", \"content\": \"package gen\\n\\nfunc F() map[string]int {\\n\\treturn map[string]int{\\\"a\\\": 1}\\n}\\n\"}}</tool_call>",
+	"```json\n{\"name\": \"search_workspace\", \"parameters\": {\"query\": \"TODO %d\", \"isRegex\": false}}\n```",
+	"{\"type\": \"function\", \"function\": {\"name\": \"run_terminal_command\", \"arguments\": \"{\\\"command\\\": \\\"go test ./... -run T%d\\\"}\"}}",
+	"< tool_call >{\"tool\": \"list_files\", \"path\": \"dir%d\",}</tool_call>",
+	"<tool_call>\n<function=get_diagnostics>\n<parameter=path>\nmain%d.go\n</parameter>\n</function>\n</tool_call>",
+}
+
+const benchProse = `The handler reads the request, checks that a < b holds for every pair, and only then
+writes the response. If (x) { y } appears in the text it is just prose, as is [a link](x).
+Here is what I found in ` + "`parse.go`" + `: the loop never terminates when the input is empty,
+because the index is compared with <= instead of <. I will fix that next.
+
+` + "```go\nfor i := 0; i <= len(s); i++ {\n\tif s[i] == '{' {\n\t\tdepth++\n\t}\n}\n```" + `
+
+`
+
+// benchAnswer builds an answer of about size bytes: prose with calls of every shape, one
+// every gap bytes.
+func benchAnswer(size, gap int) (string, int) {
+	var b strings.Builder
+	calls := 0
+	for b.Len() < size {
+		for since := 0; since < gap && b.Len() < size; since += len(benchProse) {
+			b.WriteString(benchProse)
+		}
+		fmt.Fprintf(&b, benchShapes[calls%len(benchShapes)]+"\n\n", calls)
+		calls++
+	}
+	return b.String(), calls
+}
+
+func TestBenchAnswer(t *testing.T) {
+	t.Parallel()
+	text, calls := benchAnswer(64<<10, 2500)
+	require.Len(t, Extract(text), calls)
+	require.False(t, DetectPartial(text))
+	require.NotContains(t, Remove(text), "_file")
+}
+
+func BenchmarkExtract1MB(b *testing.B) {
+	text, calls := benchAnswer(1<<20, 5000)
+	require.Len(b, Extract(text), calls)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Extract(text)
+	}
+}
+
+func BenchmarkDetectPartialStream(b *testing.B) {
+	text, _ := benchAnswer(100<<10, 2500)
+	total := len(text)
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for n := 64; n < total+64; n += 64 {
+			DetectPartial(text[:min(n, total)])
+		}
+	}
+}

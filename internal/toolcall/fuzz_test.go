@@ -1,0 +1,27 @@
+package toolcall
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func FuzzExtract(f *testing.F) {
+	for _, tc := range extractCases {
+		f.Add(tc.text)
+	}
+	for _, c := range streamCalls {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		for _, c := range Extract(text) {
+			require.NotEmpty(t, strings.TrimSpace(c.Name))
+			require.NotNil(t, c.Arguments)
+		}
+		DetectPartial(text)
+		out := Remove(text)
+		require.NotContains(t, out, "<tool_call>")
+		requireNoTag(t, out, text)
+	})
+}
