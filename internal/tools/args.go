@@ -7,8 +7,15 @@ import (
 	"strings"
 )
 
-// pathAliases are the names models use for a path argument; the schema's own name wins.
-var pathAliases = []string{"path", "file", "filePath", "file_path", "filepath", "filename", "fileName"}
+// synonyms are other names models use for common arguments; the schema's own name wins, and a
+// synonym is only taken when the tool has no parameter of that name itself.
+var synonyms = map[string][]string{
+	"path":    {"file", "filePath", "file_path", "filepath", "filename", "fileName"},
+	"query":   {"pattern", "search", "q", "text", "regex"},
+	"command": {"cmd", "shell", "script"},
+	"content": {"contents", "text", "data", "code"},
+	"pattern": {"glob"},
+}
 
 // normalizeArgs renames arguments to the schema's names and coerces weak types the way small
 // models get them wrong ("true" for true, "5" for 5, 5 for "5", a JSON string holding an array),
@@ -32,10 +39,7 @@ func renameAliases(s *Schema, args map[string]any) {
 		if _, ok := args[want]; ok {
 			continue
 		}
-		candidates := []string{}
-		if isPathAlias(want) {
-			candidates = pathAliases
-		}
+		candidates := append([]string(nil), synonyms[want]...)
 		for given := range args {
 			if _, known := s.Properties[given]; !known && sameName(given, want) {
 				candidates = append(candidates, given)
@@ -52,15 +56,6 @@ func renameAliases(s *Schema, args map[string]any) {
 			}
 		}
 	}
-}
-
-func isPathAlias(name string) bool {
-	for _, a := range pathAliases {
-		if a == name {
-			return true
-		}
-	}
-	return false
 }
 
 // sameName matches isRegex, is_regex, IsRegex and is-regex.

@@ -161,8 +161,12 @@ type countingObserver struct {
 	finished []int
 }
 
-func (o *countingObserver) Started(i int, _ Call) { o.mu.Lock(); o.started = append(o.started, i); o.mu.Unlock() }
-func (o *countingObserver) Output(int) Output     { return Discard }
+func (o *countingObserver) Started(i int, _ Call) {
+	o.mu.Lock()
+	o.started = append(o.started, i)
+	o.mu.Unlock()
+}
+func (o *countingObserver) Output(int) Output { return Discard }
 func (o *countingObserver) Finished(i int, _ CallResult) {
 	o.mu.Lock()
 	o.finished = append(o.finished, i)

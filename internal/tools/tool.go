@@ -85,7 +85,7 @@ var Discard Output = discard{}
 
 type discard struct{}
 
-func (discard) Action(Action)  {}
+func (discard) Action(Action) {}
 func (discard) Stream([]byte) {}
 
 // Tool is one capability the model may call.

@@ -1,0 +1,124 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"unicode/utf8"
+)
+
+// writeFileAtomic replaces the file at path with data so that a reader, or a crash, finds the
+// old content or the new, never a mix: the data goes to a temporary file in the same folder
+// (a rename is only atomic within one file system), which is synced and renamed over path.
+//
+// The file keeps its permission bits; a new one gets 0644 less the umask, and missing parent
+// folders are created. On failure path is as it was and the temporary file is gone. path must
+// not be a symbolic link, which would be replaced by a regular file: resolve it first.
+func writeFileAtomic(path string, data []byte) error {
+	return replaceFile(path, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// replaceFile is writeFileAtomic with the writing step passed in, so tests can make it fail
+// halfway.
+func replaceFile(path string, write func(*os.File) error) (err error) {
+	dir := filepath.Dir(path)
+	perm, existed := fs.FileMode(0o644), false
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file", path)
+	case err == nil:
+		perm, existed = fi.Mode()&(fs.ModePerm|fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky), true
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+
+	// A replacement starts private and gets the old mode once complete; a new file is created
+	// with its final mode, so the umask applies.
+	createPerm := perm
+	if existed {
+		createPerm = 0o600
+	}
+	tmp, err := createTemp(dir, filepath.Base(path), createPerm)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tmp.Close() // may already be closed; the file is going anyway
+			_ = os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return err
+	}
+	// Sync before the rename, or a crash could leave the new name pointing at empty data.
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if existed {
+		if err = os.Chmod(tmp.Name(), perm); err != nil {
+			return err
+		}
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("%s was written, but syncing its folder failed: %w", path, err)
+	}
+	return nil
+}
+
+// maxTempBase keeps a temporary name within the 255-byte limit on file names when the target's
+// own name is already long.
+const maxTempBase = 200
+
+// createTemp makes a new hidden file beside the target. Unlike os.CreateTemp it creates it with
+// perm rather than 0600, so a new file ends up with the mode the umask allows.
+func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
+	if len(base) > maxTempBase {
+		cut := maxTempBase
+		for cut > 0 && !utf8.RuneStart(base[cut]) {
+			cut--
+		}
+		base = base[:cut]
+	}
+	for range 10 {
+		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("could not create a temporary file in %s", dir)
+}
+
+// syncDir makes a rename in dir durable: the new name is an entry of the folder, which has its
+// own buffers.
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" {
+		return nil // folders cannot be opened for syncing there; NTFS journals renames itself
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

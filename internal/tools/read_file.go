@@ -1,0 +1,691 @@
+package tools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+//go:embed read_file.md
+var readFileDescription string
+
+// What the model receives is capped so that one call cannot fill a small context window:
+// 2,000 lines or 100 KB (about 25k tokens), whichever comes first. Longer lines (minified code,
+// data) are cut, so a single line cannot use up the budget either.
+const (
+	readChunkLines   = 100
+	readMaxLines     = 2000
+	readMaxBytes     = 100 << 10
+	readMaxLineBytes = 2000
+	readSniffBytes   = 8 << 10
+	readBufferBytes  = 64 << 10
+)
+
+// Beyond what is shown, the file is only read to count its lines, and only this far: a 1 GB log
+// then costs a fraction of a second and its total is reported as "more than N lines". The time
+// limit is for slow disks; it only applies past readScanExactBytes, so files of a few megabytes
+// are always counted exactly, however busy the machine.
+const (
+	readScanBytes      = 64 << 20
+	readScanTime       = 500 * time.Millisecond
+	readScanExactBytes = 8 << 20
+)
+
+type readFileParams struct {
+	Path string `json:"path" jsonschema:"file to read, relative to the workspace root"`
+}
+
+// ReadFileDisplay is read_file's result for the UI.
+type ReadFileDisplay struct {
+	Kind       string `json:"kind"` // "file"
+	Path       string `json:"path"` // workspace-relative slash path
+	Lines      int    `json:"lines"`
+	TotalLines int    `json:"totalLines"`
+	// TotalAtLeast says counting stopped before the end of a huge file: TotalLines is a lower bound.
+	TotalAtLeast bool `json:"totalAtLeast,omitempty"`
+	Truncated    bool `json:"truncated"`
+}
+
+// ReadFile reads a text file for the model in 100-line chunks, each shown in the UI as its own
+// action. There is deliberately no line-range parameter: a model that could ask for "lines
+// 1–20000" would bypass the cap, so the way to a far part of a file is search_workspace.
+//
+// CRLF line endings are not shown (a "\r" on every line costs tokens and confuses edits); a header
+// line says the file uses them, and "(no newline at end of file)" follows a last line without one.
+func ReadFile(env *Env) Tool {
+	return Define("read_file", KindRead, readFileDescription, func(ctx context.Context, p readFileParams, out Output) (Result, error) {
+		return readFile(ctx, env, p.Path, out)
+	})
+}
+
+func readFile(ctx context.Context, env *Env, arg string, out Output) (Result, error) {
+	abs, rel, failed := resolveForReading(env, arg)
+	if failed != nil {
+		return *failed, nil
+	}
+	// Stat before opening: opening a named pipe would block until something writes to it.
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return missingOrUnreadable(env, rel, "file", err)
+	}
+	switch {
+	case fi.IsDir():
+		name := quotePath(rel)
+		if rel == "" {
+			name = "The workspace root"
+		}
+		return Fail(ErrInvalidArguments, "%s is a folder, not a file. Use list_files to see what it contains.", name), nil
+	case !fi.Mode().IsRegular():
+		return Fail(ErrInvalidArguments, "%s is %s, not a regular file, so it cannot be read as text.", quotePath(rel), describeSpecialFile(fi.Mode())), nil
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return missingOrUnreadable(env, rel, "file", err)
+	}
+	defer f.Close()
+
+	scan := &budgetedReader{ctx: ctx, r: f, left: readScanBytes, deadline: time.Now().Add(readScanTime), size: fi.Size()}
+	lr := &lineReader{r: bufio.NewReaderSize(scan, readBufferBytes)}
+	head, err := lr.r.Peek(readSniffBytes)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return readFailure(ctx, rel, err)
+	}
+	if len(head) == 0 {
+		return Result{
+			Content: fmt.Sprintf("%s is empty (0 bytes).", quotePath(rel)),
+			Display: ReadFileDisplay{Kind: "file", Path: rel},
+		}, nil
+	}
+	if kind := binaryKind(head, rel, err != nil); kind != "" {
+		return Fail(ErrInvalidArguments, "%s looks like %s (%s), not text, so read_file cannot show it.",
+			quotePath(rel), kind, formatSize(fi.Size())), nil
+	}
+
+	rd := fileRead{rel: rel, size: fi.Size()}
+	if err := rd.readShown(lr, out); err != nil {
+		return readFailure(ctx, rel, err)
+	}
+	if rd.stop == readStopCapped {
+		switch err := lr.skipRest(); {
+		case errors.Is(err, errScanBudget):
+			rd.countStopped = true
+		case err != nil:
+			return readFailure(ctx, rel, err)
+		}
+	}
+	rd.complete, rd.lastByte = lr.complete, lr.lastByte
+	return Result{Content: rd.forModel(), Display: rd.display()}, nil
+}
+
+// resolveForReading resolves a path argument of a read-side tool to its absolute form and its
+// workspace-relative slash form ("" for the root), or the failed result to return.
+func resolveForReading(env *Env, p string) (abs, rel string, failed *Result) {
+	abs, err := ResolveWorkspacePath(env.Root, p)
+	if err != nil {
+		kind := ErrOutsideWorkspace
+		if p == "" {
+			kind = ErrInvalidArguments
+		}
+		res := Fail(kind, "%s", err.Error())
+		return "", "", &res
+	}
+	rel, err = filepath.Rel(filepath.Clean(env.Root), abs)
+	if err != nil || rel == "." {
+		rel = ""
+	}
+	return abs, filepath.ToSlash(rel), nil
+}
+
+// missingOrUnreadable turns a failed stat or open into a result: a missing path names the close
+// matches that do exist, so a model that misspelt a name can retry at once.
+func missingOrUnreadable(env *Env, rel, what string, err error) (Result, error) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		msg := fmt.Sprintf("There is no %s %s.", what, quotePath(rel))
+		if s := similarPaths(filepath.Clean(env.Root), rel); len(s) > 0 {
+			msg += " Did you mean: " + strings.Join(s, ", ") + "?"
+		} else {
+			msg += " Use list_files or glob to find it."
+		}
+		return Fail(ErrNotFound, "%s", msg), nil
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		return Fail(ErrFailed, "%s cannot be read: permission denied.", quotePath(rel)), nil
+	}
+	return Result{}, fmt.Errorf("reading %s: %w", rel, err)
+}
+
+// readFailure reports an error met while reading: a stopped run, or a machine failure.
+func readFailure(ctx context.Context, rel string, err error) (Result, error) {
+	if ctx.Err() != nil {
+		return Fail(ErrCancelled, "Reading %s was stopped.", quotePath(rel)), nil
+	}
+	return Result{}, fmt.Errorf("reading %s: %w", rel, err)
+}
+
+func describeSpecialFile(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
+}
+
+var errScanBudget = errors.New("read budget spent")
+
+// budgetedReader ends reading with errScanBudget after a number of bytes or at a deadline, and
+// with ctx's error once ctx ends, so no file can hold a call for long.
+type budgetedReader struct {
+	ctx      context.Context
+	r        io.Reader
+	left     int64
+	deadline time.Time
+	size     int64 // the file's size when opened
+	read     int64
+}
+
+func (b *budgetedReader) Read(p []byte) (int, error) {
+	if err := b.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if b.left <= 0 || b.read >= readScanExactBytes && time.Now().After(b.deadline) {
+		// A budget that runs out exactly at the end has still seen the whole file.
+		if b.read >= b.size {
+			return 0, io.EOF
+		}
+		return 0, errScanBudget
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	b.read += int64(n)
+	return n, err
+}
+
+// lineReader splits a file into lines without ever holding more than a cut line of it.
+type lineReader struct {
+	r        *bufio.Reader
+	complete int  // lines read so far that ended in "\n"
+	lastByte byte // last byte read, to tell whether the file ends with "\n"
+}
+
+// fileLine is one line as the model sees it: without its line ending, cut to readMaxLineBytes.
+type fileLine struct {
+	text       []byte
+	cut        int64 // bytes of the line left out
+	crlf       bool
+	eol        bool // ended with "\n"
+	unfinished bool // the read budget ran out inside this line
+}
+
+// next returns the next line, io.EOF when none is left, or the line read so far together with
+// the error that stopped it.
+func (lr *lineReader) next() (fileLine, error) {
+	var ln fileLine
+	var n int64   // bytes of the line, "\n" excluded
+	var last byte // last byte of the line, to recognise "\r\n"
+	for {
+		frag, err := lr.r.ReadSlice('\n')
+		if len(frag) > 0 {
+			lr.lastByte = frag[len(frag)-1]
+		}
+		body := frag
+		if err == nil {
+			body = frag[:len(frag)-1]
+		}
+		if len(body) > 0 {
+			last = body[len(body)-1]
+		}
+		if room := readMaxLineBytes - len(ln.text); room > 0 {
+			ln.text = append(ln.text, body[:min(room, len(body))]...)
+		}
+		n += int64(len(body))
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err == nil {
+			ln.eol = true
+			lr.complete++
+			break
+		}
+		if errors.Is(err, io.EOF) {
+			if n == 0 {
+				return ln, io.EOF
+			}
+			break
+		}
+		if n == 0 {
+			return ln, err
+		}
+		ln.unfinished = true
+		ln.cut = n - int64(len(ln.text))
+		return ln, err
+	}
+	if ln.eol && last == '\r' {
+		ln.crlf = true
+		n--
+		if int64(len(ln.text)) > n {
+			ln.text = ln.text[:n]
+		}
+	}
+	ln.cut = n - int64(len(ln.text))
+	if ln.cut > 0 {
+		// Never end a cut line in the middle of a character.
+		for i := len(ln.text) - 1; i >= 0 && i >= len(ln.text)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(ln.text[i]) {
+				if !utf8.FullRune(ln.text[i:]) {
+					ln.cut += int64(len(ln.text) - i)
+					ln.text = ln.text[:i]
+				}
+				break
+			}
+		}
+	}
+	return ln, nil
+}
+
+// skipRest counts the lines left without keeping any of them.
+func (lr *lineReader) skipRest() error {
+	buf := make([]byte, readBufferBytes)
+	for {
+		n, err := lr.r.Read(buf)
+		if n > 0 {
+			lr.complete += bytes.Count(buf[:n], []byte{'\n'})
+			lr.lastByte = buf[n-1]
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// Why read_file stopped adding lines to what the model sees.
+const (
+	readStopEOF    = iota
+	readStopCapped // the cap was reached and the file goes on
+	readStopBudget // the read budget ran out inside the shown part (a line of many megabytes)
+)
+
+// fileRead is one read_file call's progress and outcome.
+type fileRead struct {
+	rel          string
+	size         int64
+	lines        []fileLine
+	shownBytes   int
+	stop         int
+	countStopped bool // the rest of the file was not counted to its end
+	complete     int
+	lastByte     byte
+}
+
+// readShown reads the lines the model will see, chunk by chunk, reporting each chunk as an action.
+func (rd *fileRead) readShown(lr *lineReader, out Output) error {
+	name := path.Base(rd.rel)
+	for more := true; more; {
+		start := len(rd.lines) + 1
+		for more && len(rd.lines) < start-1+readChunkLines {
+			var err error
+			if more, err = rd.readLine(lr); err != nil {
+				return err
+			}
+		}
+		if end := len(rd.lines); end >= start {
+			out.Action(Action{Title: "Reading " + name, Path: rd.rel, StartLine: start, EndLine: end})
+			out.Action(Action{Title: "Read " + name, Path: rd.rel, StartLine: start, EndLine: end, Done: true})
+		}
+	}
+	return nil
+}
+
+// readLine adds the next line to what is shown; it reports false when no more will be.
+func (rd *fileRead) readLine(lr *lineReader) (bool, error) {
+	ln, err := lr.next()
+	switch {
+	case errors.Is(err, io.EOF):
+		return false, nil
+	case errors.Is(err, errScanBudget) && !ln.unfinished:
+		rd.stop = readStopBudget
+		return false, nil
+	case err != nil && !errors.Is(err, errScanBudget):
+		return false, err
+	case len(rd.lines) == readMaxLines || rd.shownBytes+len(ln.text) > readMaxBytes:
+		rd.stop = readStopCapped
+		return false, nil
+	}
+	rd.lines = append(rd.lines, ln)
+	rd.shownBytes += len(ln.text) + 8 // the line number and its separator
+	if ln.unfinished {
+		rd.stop = readStopBudget
+		return false, nil
+	}
+	return true, nil
+}
+
+// totalLines is the number of lines in the file; when the count stopped early it is a lower bound.
+func (rd *fileRead) totalLines() int {
+	if rd.countStopped || rd.stop == readStopBudget {
+		return rd.complete + 1 // there was more after the last "\n" counted
+	}
+	if rd.lastByte != '\n' {
+		return rd.complete + 1
+	}
+	return rd.complete
+}
+
+func (rd *fileRead) truncated() bool { return rd.stop != readStopEOF }
+
+func (rd *fileRead) display() ReadFileDisplay {
+	return ReadFileDisplay{
+		Kind:         "file",
+		Path:         rd.rel,
+		Lines:        len(rd.lines),
+		TotalLines:   rd.totalLines(),
+		TotalAtLeast: rd.countStopped || rd.stop == readStopBudget,
+		Truncated:    rd.truncated(),
+	}
+}
+
+func (rd *fileRead) forModel() string {
+	shown, total := len(rd.lines), rd.totalLines()
+	var b strings.Builder
+	b.Grow(rd.shownBytes + 256)
+	switch {
+	case !rd.truncated():
+		fmt.Fprintf(&b, "%s (%s):\n", rd.rel, plural(total, "line"))
+	case rd.countStopped || rd.stop == readStopBudget:
+		fmt.Fprintf(&b, "%s (%s, more than %d lines; lines 1–%d shown):\n", rd.rel, formatSize(rd.size), rd.complete, shown)
+	default:
+		fmt.Fprintf(&b, "%s (%s; lines 1–%d shown):\n", rd.rel, plural(total, "line"), shown)
+	}
+	endings, crlf, invalid := 0, 0, false
+	for _, ln := range rd.lines {
+		if ln.eol {
+			endings++
+		}
+		if ln.crlf {
+			crlf++
+		}
+		invalid = invalid || !utf8.Valid(ln.text) || bytes.IndexByte(ln.text, 0) >= 0
+	}
+	switch {
+	case crlf > 0 && crlf == endings:
+		b.WriteString("(file uses CRLF line endings)\n")
+	case crlf > 0:
+		b.WriteString("(file mixes CRLF and LF line endings)\n")
+	}
+	if invalid {
+		b.WriteString("(some bytes are not valid UTF-8 and are shown as \uFFFD)\n")
+	}
+	width := len(strconv.Itoa(shown))
+	for i, ln := range rd.lines {
+		fmt.Fprintf(&b, "%*d| ", width, i+1)
+		text := strings.ToValidUTF8(string(ln.text), "\uFFFD")
+		b.WriteString(strings.ReplaceAll(text, "\x00", "\uFFFD"))
+		switch {
+		case ln.unfinished:
+			b.WriteString(" … [line continues; not read to its end]")
+		case ln.cut > 0:
+			fmt.Fprintf(&b, " … [line continues: %d more bytes not shown]", ln.cut)
+		}
+		b.WriteByte('\n')
+	}
+	switch {
+	case !rd.truncated():
+		if !rd.lines[shown-1].eol {
+			b.WriteString("(no newline at end of file)\n")
+		}
+	case rd.countStopped || rd.stop == readStopBudget:
+		fmt.Fprintf(&b, "[file continues: lines after %d not shown (more than %d lines, %s in total). Use search_workspace to find the part you need.]\n",
+			shown, rd.complete, formatSize(rd.size))
+	default:
+		fmt.Fprintf(&b, "[file continues: lines %d–%d not shown (%d lines total). Use search_workspace to find the part you need.]\n",
+			shown+1, total, total)
+	}
+	return b.String()
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+func formatSize(n int64) string {
+	// Switching units just below a power of 1024 avoids "1024.0 MB".
+	switch {
+	case n >= 1000<<20:
+		return fmt.Sprintf("%.1f GB", float64(n)/(1<<30))
+	case n >= 1000<<10:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1000:
+		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
+	}
+	return plural(int(n), "byte")
+}
+
+// binaryKind says what a file seems to be when its first bytes are not text, or "" when they
+// are. head is the start of the file; atEOF says it is the whole file.
+func binaryKind(head []byte, name string, atEOF bool) string {
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return "UTF-16 encoded text"
+	}
+	if bytes.IndexByte(head, 0) < 0 && mostlyText(head, atEOF) {
+		return ""
+	}
+	if len(bytes.Trim(head, "\x00")) == 0 {
+		return "binary data that starts with nothing but zero bytes"
+	}
+	for _, m := range binaryMagic {
+		if bytes.HasPrefix(head, []byte(m.prefix)) {
+			return m.kind
+		}
+	}
+	if len(head) > 262 && bytes.Equal(head[257:262], []byte("ustar")) {
+		return "a tar archive"
+	}
+	ext := strings.ToLower(path.Ext(name))
+	ct, _, _ := strings.Cut(http.DetectContentType(head[:min(len(head), 512)]), ";")
+	if ct == "application/zip" {
+		if kind, ok := zipKinds[ext]; ok {
+			return kind
+		}
+	}
+	if kind, ok := contentKinds[ct]; ok {
+		return kind
+	}
+	for prefix, kind := range map[string]string{"image/": "an image", "audio/": "an audio file", "video/": "a video", "font/": "a font file"} {
+		if strings.HasPrefix(ct, prefix) {
+			return kind
+		}
+	}
+	if kind, ok := extensionKinds[ext]; ok {
+		return kind
+	}
+	return "binary data"
+}
+
+// mostlyText reports whether b reads as UTF-8 text: at most one byte in ten is invalid UTF-8 or
+// a control character no text uses, so a Latin-1 file with a few accents still counts as text.
+func mostlyText(b []byte, atEOF bool) bool {
+	bad := 0
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if !atEOF && !utf8.FullRune(b[i:]) {
+				break // a character cut by the end of the sample
+			}
+			bad++
+		} else if r < 0x20 && !strings.ContainsRune("\t\n\v\f\r\b\x1b", r) || r == 0x7f {
+			bad++
+		}
+		i += max(size, 1)
+	}
+	return bad*10 <= len(b)
+}
+
+// binaryMagic are file signatures net/http does not know.
+var binaryMagic = []struct{ prefix, kind string }{
+	{"SQLite format 3\x00", "a SQLite database"},
+	{"\x7fELF", "an ELF executable"},
+	{"MZ", "a Windows executable"},
+	{"\xcf\xfa\xed\xfe", "a Mach-O executable"},
+	{"\xce\xfa\xed\xfe", "a Mach-O executable"},
+	{"\xca\xfe\xba\xbe", "a Java class file or macOS universal binary"},
+	{"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"},
+	{"\xfd7zXZ\x00", "an XZ archive"},
+	{"BZh", "a bzip2 archive"},
+	{"\x28\xb5\x2f\xfd", "a Zstandard archive"},
+	{"!<arch>\n", "an ar archive (a static library or .deb package)"},
+}
+
+var contentKinds = map[string]string{
+	"image/png":                     "a PNG image",
+	"image/jpeg":                    "a JPEG image",
+	"image/gif":                     "a GIF image",
+	"image/webp":                    "a WebP image",
+	"image/bmp":                     "a BMP image",
+	"image/x-icon":                  "an icon file",
+	"application/pdf":               "a PDF document",
+	"application/zip":               "a ZIP archive",
+	"application/x-gzip":            "a gzip archive",
+	"application/x-rar-compressed":  "a RAR archive",
+	"application/wasm":              "a WebAssembly module",
+	"application/ogg":               "an Ogg media file",
+	"application/vnd.ms-fontobject": "a font file",
+}
+
+// zipKinds name the formats that are ZIP archives inside.
+var zipKinds = map[string]string{
+	".jar":  "a Java archive (ZIP)",
+	".docx": "a Word document (ZIP)",
+	".xlsx": "an Excel workbook (ZIP)",
+	".pptx": "a PowerPoint presentation (ZIP)",
+	".apk":  "an Android package (ZIP)",
+	".whl":  "a Python wheel (ZIP)",
+}
+
+var extensionKinds = map[string]string{
+	".pyc":   "compiled Python bytecode",
+	".o":     "an object file",
+	".obj":   "an object file",
+	".class": "a Java class file",
+	".db":    "a database file",
+}
+
+// similarPaths suggests existing paths close to rel, which does not exist: the first missing name
+// is compared with its siblings (a typo, another case, another extension), and the rest of rel is
+// kept when it exists under a suggested folder ("scr/main.go" → "src/main.go").
+func similarPaths(root, rel string) []string {
+	parts := strings.Split(rel, "/")
+	i := 0
+	for ; i < len(parts)-1; i++ {
+		fi, err := os.Stat(filepath.Join(root, filepath.FromSlash(strings.Join(parts[:i+1], "/"))))
+		if err != nil || !fi.IsDir() {
+			break
+		}
+	}
+	parent := strings.Join(parts[:i], "/")
+	rest := strings.Join(parts[i+1:], "/")
+	var out []string
+	for _, c := range similarNames(filepath.Join(root, filepath.FromSlash(parent)), parts[i], rest != "") {
+		p := path.Join(parent, c)
+		if rest != "" {
+			if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p), filepath.FromSlash(rest))); err != nil {
+				continue
+			}
+			p = path.Join(p, rest)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// similarNames returns up to five names in dir that look like name, best first.
+func similarNames(dir, name string, dirsOnly bool) []string {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(10000) // a folder of more is not one a typo is worth a long look in
+	want := strings.ToLower(name)
+	wantStem := strings.TrimSuffix(want, path.Ext(want))
+	type candidate struct {
+		name  string
+		score int
+	}
+	var found []candidate
+	for _, e := range entries {
+		if e.Name() == ".git" || dirsOnly && !e.IsDir() {
+			continue
+		}
+		got := strings.ToLower(e.Name())
+		d := nameDistance(want, got)
+		if d <= max(1, len(want)/4) || strings.TrimSuffix(got, path.Ext(got)) == wantStem ||
+			len(wantStem) >= 3 && strings.HasPrefix(got, wantStem) {
+			found = append(found, candidate{e.Name(), d})
+		}
+	}
+	sort.Slice(found, func(a, b int) bool {
+		if found[a].score != found[b].score {
+			return found[a].score < found[b].score
+		}
+		return found[a].name < found[b].name
+	})
+	var out []string
+	for _, c := range found[:min(len(found), 5)] {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+// nameDistance counts the single-character insertions, deletions, substitutions and swaps of
+// neighbours that turn a into b ("mian" → "main" is one).
+func nameDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gantry/internal/safety"
+	"gantry/internal/terminal"
+)
+
+//go:embed run_terminal_command.md
+var runTerminalCommandDescription string
+
+// displayOutputBytes caps the command output kept in the UI payload, which is stored with the
+// run's history; the UI already received all of it live.
+const displayOutputBytes = 64 << 10
+
+type runTerminalCommandParams struct {
+	Command string  `json:"command" jsonschema:"The shell command to run with bash, e.g. \"go test ./...\""`
+	Cwd     string  `json:"cwd,omitempty" jsonschema:"Folder to run it in, relative to the workspace root (default: where the last command ended)"`
+	Timeout float64 `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed (default 30)"`
+}
+
+// CommandDisplay is what the UI shows for a command: its approval facts and its output.
+type CommandDisplay struct {
+	Kind         string `json:"kind"` // "command"
+	Command      string `json:"command"`
+	Cwd          string `json:"cwd"` // workspace-relative slash path, "." for the root
+	ExitCode     int    `json:"exitCode"`
+	DurationMs   int64  `json:"durationMs"`
+	Severity     string `json:"severity"`
+	Reason       string `json:"reason,omitempty"`
+	AutoApproved bool   `json:"autoApproved"`
+	Denied       bool   `json:"denied,omitempty"`
+	// Output is the raw output with its colours (ANSI kept), cut to its start and end when long.
+	Output    string `json:"output"`
+	TimedOut  bool   `json:"timedOut,omitempty"`
+	Cancelled bool   `json:"cancelled,omitempty"`
+}
+
+// RunTerminalCommand runs shell commands in session once the approver allows them.
+func RunTerminalCommand(env *Env, session *terminal.Session) Tool {
+	return Define("run_terminal_command", KindExecute, runTerminalCommandDescription,
+		func(ctx context.Context, p runTerminalCommandParams, out Output) (Result, error) {
+			if strings.TrimSpace(p.Command) == "" {
+				return Fail(ErrInvalidArguments, "command is empty: give the shell command to run."), nil
+			}
+			cwd := session.Cwd()
+			if p.Cwd != "" {
+				abs, failed := commandDir(env.Root, p.Cwd)
+				if failed != nil {
+					return *failed, nil
+				}
+				cwd = abs
+			}
+			analysis := safety.AnalyzeCommand(p.Command)
+			display := CommandDisplay{
+				Kind:     "command",
+				Command:  p.Command,
+				Cwd:      slashRelToRoot(env.Root, cwd),
+				ExitCode: -1,
+				Severity: string(analysis.Severity),
+				Reason:   analysis.Reason,
+			}
+			decision, err := env.Approver.ApproveCommand(ctx, CommandApproval{Command: p.Command, Cwd: cwd, Analysis: analysis})
+			if err != nil {
+				if ctx.Err() != nil {
+					display.Cancelled = true
+					return Result{Content: "The command was not run: the run was stopped.", Display: display, ErrorKind: ErrCancelled}, nil
+				}
+				return Result{}, fmt.Errorf("approving command: %w", err)
+			}
+			if !decision.Allowed {
+				msg := "The user denied running this command."
+				if decision.Message != "" {
+					msg += " " + decision.Message
+				}
+				display.Denied = true
+				return Result{Content: msg, Display: display, ErrorKind: ErrDenied}, nil
+			}
+			display.AutoApproved = decision.AutoApproved
+
+			res, err := session.Run(ctx, p.Command, cwd, terminal.Options{
+				Timeout: time.Duration(max(p.Timeout, 0) * float64(time.Second)),
+				Output:  out.Stream,
+			})
+			if err != nil {
+				// The directory checked above went away or left the workspace in the meantime.
+				switch {
+				case errors.Is(err, terminal.ErrOutsideRoot):
+					return Fail(ErrOutsideWorkspace, "%v.", err), nil
+				case errors.Is(err, fs.ErrNotExist):
+					return Fail(ErrNotFound, "%v.", err), nil
+				}
+				return Result{}, fmt.Errorf("running command: %w", err)
+			}
+			display.Cwd = slashRelToRoot(env.Root, res.Dir)
+			display.ExitCode = res.ExitCode
+			display.DurationMs = res.Duration.Milliseconds()
+			display.Output = headAndTail(res.Output, displayOutputBytes)
+			display.TimedOut = res.TimedOut
+			display.Cancelled = res.Cancelled
+			result := Result{Content: res.ForModel, Display: display}
+			switch {
+			case res.TimedOut:
+				result.ErrorKind = ErrTimeout
+			case res.Cancelled:
+				result.ErrorKind = ErrCancelled
+			case res.ExitCode != 0:
+				result.ErrorKind = ErrFailed
+			}
+			return result, nil
+		})
+}
+
+// commandDir resolves a cwd argument to an existing directory inside the workspace, so the
+// approval card names the real place and a wrong folder is reported before anyone is asked.
+func commandDir(root, cwd string) (string, *Result) {
+	abs, err := ResolveWorkspacePath(root, cwd)
+	if err != nil {
+		res := Fail(ErrOutsideWorkspace, "%v.", err)
+		return "", &res
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		res := Fail(ErrNotFound, "cwd %s does not exist in the workspace. Leave cwd out to run in the current folder.", quotePath(cwd))
+		return "", &res
+	case err != nil:
+		res := Fail(ErrInvalidArguments, "cwd %s cannot be used: %s.", quotePath(cwd), describeFSError(err))
+		return "", &res
+	case !fi.IsDir():
+		res := Fail(ErrInvalidArguments, "cwd %s is a file, not a folder.", quotePath(cwd))
+		return "", &res
+	}
+	return abs, nil
+}
+
+// headAndTail keeps about limit bytes of s, the start and the end (where a command prints its
+// verdict), cut at line breaks so no escape sequence or character is split.
+func headAndTail(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	head := s[:limit/4]
+	if i := strings.LastIndexByte(head, '\n'); i >= 0 {
+		head = head[:i+1]
+	}
+	tail := s[len(s)-limit*3/4:]
+	if i := strings.IndexByte(tail, '\n'); i >= 0 {
+		tail = tail[i+1:]
+	}
+	return fmt.Sprintf("%s[… %d bytes not shown …]\n%s", head, len(s)-len(head)-len(tail), tail)
+}
+
+// slashRelToRoot is path relative to root as a slash path, "." for root itself.
+func slashRelToRoot(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(rel)
+}
