@@ -13,7 +13,7 @@ declare -a lines=()
 # record SUITE PASSED FAILED [NOTE]
 record() {
   passed=$((passed + $2)); failed=$((failed + $3))
-  lines+=("$(printf '%-18s %4d passed %4d failed  %s' "$1" "$2" "$3" "${4:-}")")
+  lines+=("$(printf '%-30s %5d passed %4d failed  %s' "$1" "$2" "$3" "${4:-}")")
 }
 
 # step NAME CMD...: a suite that counts as one test (build steps, vet, type checks).
