@@ -93,11 +93,18 @@ func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
 	}()
 }
 
-// Shutdown stops background work and closes the database.
+// Shutdown stops background work, stores events still waiting in a batch, and closes the
+// database.
 func (a *App) Shutdown() error {
 	if a.cancel != nil {
 		a.cancel()
 		<-a.done
+	}
+	// A fresh context: the app's own is cancelled by now, and the last deltas must still land.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.emitter.Close(ctx); err != nil {
+		slog.Warn("storing the last events", "err", err)
 	}
 	if err := a.db.Close(); err != nil {
 		return fmt.Errorf("closing database: %w", err)

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -18,39 +19,69 @@ type EventRecord struct {
 	Time      time.Time
 }
 
-// AppendEvent stores an event and returns its sequence number.
-func (db *DB) AppendEvent(ctx context.Context, e EventRecord) (int64, error) {
-	res, err := db.sql.ExecContext(ctx, `
-		INSERT INTO events (id, session_id, run_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		e.ID, e.SessionID, e.RunID, e.Type, string(e.Payload), e.Time.UnixMilli())
-	if err != nil {
-		return 0, fmt.Errorf("appending %s event: %w", e.Type, err)
+// AppendEvents stores events in one transaction, in the order given, and returns their sequence
+// numbers. Either all of them are stored or none: the emitter posts a batch only once it is whole.
+func (db *DB) AppendEvents(ctx context.Context, evs []EventRecord) ([]int64, error) {
+	if len(evs) == 0 {
+		return nil, nil
 	}
-	return res.LastInsertId()
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("appending %d events: %w", len(evs), err)
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, `
+		INSERT INTO events (id, session_id, run_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, fmt.Errorf("appending %d events: %w", len(evs), err)
+	}
+	defer stmt.Close()
+	seqs := make([]int64, len(evs))
+	for i, e := range evs {
+		res, err := stmt.ExecContext(ctx, e.ID, e.SessionID, e.RunID, e.Type, string(e.Payload), e.Time.UnixMilli())
+		if err != nil {
+			return nil, fmt.Errorf("appending %s event: %w", e.Type, err)
+		}
+		if seqs[i], err = res.LastInsertId(); err != nil {
+			return nil, fmt.Errorf("appending %s event: %w", e.Type, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("appending %d events: %w", len(evs), err)
+	}
+	return seqs, nil
 }
 
-// Events returns a session's events in the order they were posted ("" for app-wide events).
-func (db *DB) Events(ctx context.Context, sessionID string) ([]EventRecord, error) {
+// ReplayEvents returns up to limit of a session's events ("" for app-wide ones) with a sequence
+// number above afterSeq, in the order they were posted. A UI reopening a long session pages
+// through it by passing the last Seq it got as the next afterSeq (0 to start).
+func (db *DB) ReplayEvents(ctx context.Context, sessionID string, afterSeq int64, limit int) ([]EventRecord, error) {
+	if limit <= 0 {
+		return nil, errors.New("replaying events: the page limit must be positive")
+	}
 	rows, err := db.sql.QueryContext(ctx, `
 		SELECT seq, id, session_id, run_id, type, payload, created_at FROM events
-		WHERE session_id = ? ORDER BY seq`, sessionID)
+		WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`, sessionID, afterSeq, limit)
 	if err != nil {
-		return nil, fmt.Errorf("reading events: %w", err)
+		return nil, fmt.Errorf("replaying events of session %q: %w", sessionID, err)
 	}
 	defer rows.Close()
-	var out []EventRecord
+	out := make([]EventRecord, 0, min(limit, 512))
 	for rows.Next() {
 		var e EventRecord
 		var payload string
 		var created int64
 		if err := rows.Scan(&e.Seq, &e.ID, &e.SessionID, &e.RunID, &e.Type, &payload, &created); err != nil {
-			return nil, fmt.Errorf("reading events: %w", err)
+			return nil, fmt.Errorf("replaying events of session %q: %w", sessionID, err)
 		}
 		e.Payload = json.RawMessage(payload)
-		e.Time = time.UnixMilli(created)
+		e.Time = time.UnixMilli(created).UTC()
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("replaying events of session %q: %w", sessionID, err)
+	}
+	return out, nil
 }
 
 // PruneAppEvents drops app-wide events (those of no session) older than the cutoff: they are a

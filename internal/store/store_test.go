@@ -3,9 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -102,57 +100,4 @@ func TestRecentWorkspacesNewestFirstAndTouchMovesToTop(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, ws, 1)
 	require.Equal(t, "/b", ws[0].Path)
-}
-
-func TestEventsKeepOrderUnderConcurrentWriters(t *testing.T) {
-	t.Parallel()
-	db, _ := openTest(t)
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := 0; i < 25; i++ {
-				payload, _ := json.Marshal(map[string]int{"w": w, "i": i})
-				_, err := db.AppendEvent(ctx, EventRecord{
-					ID:        time.Now().Format(time.RFC3339Nano) + string(rune('a'+w)) + string(rune('A'+i)),
-					SessionID: "s1", Type: "t", Payload: payload, Time: time.Now(),
-				})
-				require.NoError(t, err)
-			}
-		}(w)
-	}
-	wg.Wait()
-	evs, err := db.Events(ctx, "s1")
-	require.NoError(t, err)
-	require.Len(t, evs, 100)
-	last := map[int]int{0: -1, 1: -1, 2: -1, 3: -1}
-	for i, e := range evs {
-		if i > 0 {
-			require.Greater(t, e.Seq, evs[i-1].Seq)
-		}
-		var p map[string]int
-		require.NoError(t, json.Unmarshal(e.Payload, &p))
-		require.Greater(t, p["i"], last[p["w"]], "each writer's events stay in its order")
-		last[p["w"]] = p["i"]
-	}
-}
-
-func TestPruneAppEventsKeepsSessionEvents(t *testing.T) {
-	t.Parallel()
-	db, _ := openTest(t)
-	ctx := context.Background()
-	old := time.Now().Add(-30 * 24 * time.Hour)
-	for i, sid := range []string{"", "s"} {
-		_, err := db.AppendEvent(ctx, EventRecord{ID: string(rune('x' + i)), SessionID: sid, Type: "t", Payload: json.RawMessage(`{}`), Time: old})
-		require.NoError(t, err)
-	}
-	require.NoError(t, db.PruneAppEvents(ctx, time.Now().Add(-7*24*time.Hour)))
-	app, err := db.Events(ctx, "")
-	require.NoError(t, err)
-	require.Empty(t, app)
-	sess, err := db.Events(ctx, "s")
-	require.NoError(t, err)
-	require.Len(t, sess, 1)
 }
