@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gantry/internal/fsutil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -153,28 +154,7 @@ func writeAtomic(path string, s Settings) error {
 	if err != nil {
 		return fmt.Errorf("encoding settings: %w", err)
 	}
-	data = append(data, '\n')
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating settings folder: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".settings-*.json")
-	if err != nil {
-		return fmt.Errorf("saving settings: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving settings: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("saving settings: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("saving settings: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := fsutil.WriteFile(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("saving settings: %w", err)
 	}
 	return nil

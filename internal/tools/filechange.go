@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"gantry/internal/diff"
+	"gantry/internal/fsutil"
 	"gantry/internal/safety"
 )
 
@@ -173,7 +174,7 @@ func applyFileChange(ctx context.Context, env *Env, t fileTarget, proposed, verb
 	if err := env.Checkpoints.BeforeEdit(ctx, t.abs); err != nil {
 		return Result{}, fmt.Errorf("recording %s before writing it: %w", t.rel, err)
 	}
-	if err := writeFileAtomic(t.abs, []byte(final)); err != nil {
+	if err := fsutil.WriteFile(t.abs, []byte(final)); err != nil {
 		if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.ENOTDIR) {
 			return Fail(ErrFailed, "%s could not be written: %s. Nothing was changed.", quotePath(t.rel), describeFSError(err)), nil
 		}

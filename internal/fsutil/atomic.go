@@ -1,4 +1,6 @@
-package tools
+// Package fsutil writes files the crash-safe way: a reader, or a crash, finds the old content or
+// the new, never a mix. The tools, undo and settings all write through it.
+package fsutil
 
 import (
 	"errors"
@@ -12,23 +14,32 @@ import (
 	"unicode/utf8"
 )
 
-// writeFileAtomic replaces the file at path with data so that a reader, or a crash, finds the
-// old content or the new, never a mix: the data goes to a temporary file in the same folder
-// (a rename is only atomic within one file system), which is synced and renamed over path.
+// WriteFile replaces the file at path with data: the data goes to a temporary file in the same
+// folder (a rename is only atomic within one file system), which is synced and renamed over path.
 //
 // The file keeps its permission bits; a new one gets 0644 less the umask, and missing parent
 // folders are created. On failure path is as it was and the temporary file is gone. path must
 // not be a symbolic link, which would be replaced by a regular file: resolve it first.
-func writeFileAtomic(path string, data []byte) error {
-	return replaceFile(path, func(f *os.File) error {
-		_, err := f.Write(data)
-		return err
-	})
+func WriteFile(path string, data []byte) error {
+	return Replace(path, nil, writeAll(data))
 }
 
-// replaceFile is writeFileAtomic with the writing step passed in, so tests can make it fail
-// halfway.
-func replaceFile(path string, write func(*os.File) error) (err error) {
+// RestoreFile is WriteFile giving the file exactly mode, umask or not (undo puts back the mode
+// a file had).
+func RestoreFile(path string, data []byte, mode fs.FileMode) error {
+	return Replace(path, &mode, writeAll(data))
+}
+
+func writeAll(data []byte) func(*os.File) error {
+	return func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	}
+}
+
+// Replace is the common path of WriteFile and RestoreFile with the writing step passed in (tests
+// make it fail halfway). mode nil keeps the existing file's mode.
+func Replace(path string, mode *fs.FileMode, write func(*os.File) error) (err error) {
 	dir := filepath.Dir(path)
 	perm, existed := fs.FileMode(0o644), false
 	fi, err := os.Stat(path)
@@ -45,10 +56,15 @@ func replaceFile(path string, write func(*os.File) error) (err error) {
 		return err
 	}
 
-	// A replacement starts private and gets the old mode once complete; a new file is created
-	// with its final mode, so the umask applies.
+	// A replacement starts private and gets its mode once complete (chmod, unlike creating with
+	// a mode, is not narrowed by the umask); a new file is created with its final mode, so the
+	// umask applies.
 	createPerm := perm
-	if existed {
+	if mode != nil {
+		perm = *mode
+	}
+	chmod := existed || mode != nil
+	if chmod {
 		createPerm = 0o600
 	}
 	tmp, err := createTemp(dir, filepath.Base(path), createPerm)
@@ -71,7 +87,7 @@ func replaceFile(path string, write func(*os.File) error) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	if existed {
+	if chmod {
 		if err = os.Chmod(tmp.Name(), perm); err != nil {
 			return err
 		}
@@ -79,7 +95,7 @@ func replaceFile(path string, write func(*os.File) error) (err error) {
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
-	if err := syncDir(dir); err != nil {
+	if err := SyncDir(dir); err != nil {
 		return fmt.Errorf("%s was written, but syncing its folder failed: %w", path, err)
 	}
 	return nil
@@ -109,9 +125,9 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
 	return nil, fmt.Errorf("could not create a temporary file in %s", dir)
 }
 
-// syncDir makes a rename in dir durable: the new name is an entry of the folder, which has its
-// own buffers.
-func syncDir(dir string) error {
+// SyncDir makes a rename or removal in dir durable: names are entries of the folder, which has
+// its own buffers.
+func SyncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil // folders cannot be opened for syncing there; NTFS journals renames itself
 	}

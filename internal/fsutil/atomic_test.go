@@ -1,4 +1,4 @@
-package tools
+package fsutil
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func TestWriteFileAtomicKeepsModeAndLeavesNoTemp(t *testing.T) {
 	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho old\n"), 0o755))
 	require.NoError(t, os.Chmod(script, 0o755)) // whatever the umask
 
-	require.NoError(t, writeFileAtomic(script, []byte("#!/bin/sh\necho new\n")))
+	require.NoError(t, WriteFile(script, []byte("#!/bin/sh\necho new\n")))
 
 	data, err := os.ReadFile(script)
 	require.NoError(t, err)
@@ -41,7 +41,7 @@ func TestWriteFileAtomicKeepsModeAndLeavesNoTemp(t *testing.T) {
 	private := filepath.Join(dir, "secret")
 	require.NoError(t, os.WriteFile(private, []byte("a"), 0o600))
 	require.NoError(t, os.Chmod(private, 0o640))
-	require.NoError(t, writeFileAtomic(private, []byte("b")))
+	require.NoError(t, WriteFile(private, []byte("b")))
 	fi, err = os.Stat(private)
 	require.NoError(t, err)
 	require.Equal(t, os.FileMode(0o640), fi.Mode().Perm())
@@ -51,7 +51,7 @@ func TestWriteFileAtomicCreatesParents(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a", "b", "new.txt")
-	require.NoError(t, writeFileAtomic(path, []byte("hello\n")))
+	require.NoError(t, WriteFile(path, []byte("hello\n")))
 
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -74,7 +74,7 @@ func TestReplaceFileFailureLeavesTheOriginal(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte("package main\n"), 0o644))
 
 	diskFull := errors.New("no space left on device")
-	err := replaceFile(path, func(f *os.File) error {
+	err := Replace(path, nil, func(f *os.File) error {
 		_, _ = f.WriteString("package ma")
 		return diskFull
 	})
@@ -92,8 +92,8 @@ func TestWriteFileAtomicUnderAFileFails(t *testing.T) {
 	file := filepath.Join(dir, "notes.txt")
 	require.NoError(t, os.WriteFile(file, []byte("keep\n"), 0o644))
 
-	require.Error(t, writeFileAtomic(filepath.Join(file, "x.txt"), []byte("x")))
-	require.Error(t, writeFileAtomic(filepath.Join(file, "sub", "x.txt"), []byte("x")))
+	require.Error(t, WriteFile(filepath.Join(file, "x.txt"), []byte("x")))
+	require.Error(t, WriteFile(filepath.Join(file, "sub", "x.txt"), []byte("x")))
 
 	data, err := os.ReadFile(file)
 	require.NoError(t, err)
@@ -105,7 +105,7 @@ func TestWriteFileAtomicRefusesFolders(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "sub"), 0o755))
-	require.ErrorContains(t, writeFileAtomic(filepath.Join(dir, "sub"), []byte("x")), "not a regular file")
+	require.ErrorContains(t, WriteFile(filepath.Join(dir, "sub"), []byte("x")), "not a regular file")
 	require.Equal(t, []string{"sub"}, dirNames(t, dir))
 }
 
@@ -113,6 +113,6 @@ func TestWriteFileAtomicLongName(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	name := strings.Repeat("ü", 120) + ".txt" // 244 bytes: a temporary name with a suffix must be cut
-	require.NoError(t, writeFileAtomic(filepath.Join(dir, name), []byte("x")))
+	require.NoError(t, WriteFile(filepath.Join(dir, name), []byte("x")))
 	require.Equal(t, []string{name}, dirNames(t, dir))
 }

@@ -1,0 +1,163 @@
+package store
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Blob encodings (blobs.encoding).
+const (
+	encodingRaw     = 0
+	encodingDeflate = 1
+)
+
+// Hash is how blobs are named: the sha256 of the raw bytes, in hex.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// PutBlob stores data once, however often it is put, and returns its hash.
+func (db *DB) PutBlob(ctx context.Context, data []byte) (string, error) {
+	b, err := db.prepareBlob(ctx, data)
+	if err != nil {
+		return "", err
+	}
+	if err := db.write(ctx, func(tx *sql.Tx) error { return b.insert(ctx, tx) }); err != nil {
+		return "", fmt.Errorf("storing checkpoint blob: %w", err)
+	}
+	return b.hash, nil
+}
+
+// GetBlob returns the bytes stored under hash, checked against it.
+func (db *DB) GetBlob(ctx context.Context, hash string) ([]byte, error) {
+	var size int64
+	var encoding int
+	var stored []byte
+	err := db.sql.QueryRowContext(ctx, `SELECT size, encoding, data FROM blobs WHERE hash = ?`, hash).
+		Scan(&size, &encoding, &stored)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("checkpoint blob %s: %w", hash, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading checkpoint blob %s: %w", hash, err)
+	}
+	data, err := decodeBlob(encoding, stored, size)
+	if err != nil {
+		return nil, fmt.Errorf("reading checkpoint blob %s: %w", hash, err)
+	}
+	if Hash(data) != hash {
+		return nil, fmt.Errorf("checkpoint blob %s is corrupt: its content does not match its hash", hash)
+	}
+	return data, nil
+}
+
+// pendingBlob is content about to be stored. It is hashed and compressed before the write
+// transaction, so other writers (the event log) do not wait on the compression.
+type pendingBlob struct {
+	hash     string
+	raw      []byte
+	encoding int
+	encoded  []byte // nil while the blob was already stored and needs no encoding
+}
+
+func (db *DB) prepareBlob(ctx context.Context, data []byte) (*pendingBlob, error) {
+	b := &pendingBlob{hash: Hash(data), raw: data}
+	stored, err := blobExists(ctx, db.sql, b.hash)
+	if err != nil {
+		return nil, fmt.Errorf("looking up checkpoint blob: %w", err)
+	}
+	if !stored {
+		b.encode()
+	}
+	return b, nil
+}
+
+// insert stores the blob in tx unless it is there already.
+func (b *pendingBlob) insert(ctx context.Context, tx *sql.Tx) error {
+	if b.encoded == nil {
+		// It was stored a moment ago, but deleting a session may have collected it since.
+		stored, err := blobExists(ctx, tx, b.hash)
+		if err != nil || stored {
+			return err
+		}
+		b.encode()
+	}
+	_, err := tx.ExecContext(ctx, `
+		INSERT INTO blobs (hash, size, encoding, data) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`,
+		b.hash, len(b.raw), b.encoding, b.encoded)
+	return err
+}
+
+func blobExists(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, hash string) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM blobs WHERE hash = ?`, hash).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Writers are pooled because each holds about a megabyte of tables, and a checkpoint compresses
+// one file after another.
+var deflaters = sync.Pool{New: func() any {
+	// BestSpeed: snapshots are taken while the agent waits to write, and source text still
+	// shrinks to a third or so.
+	w, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return w
+}}
+
+// encode compresses the blob, or keeps it raw when compressing does not make it smaller
+// (images, archives, already compressed data).
+func (b *pendingBlob) encode() {
+	var buf bytes.Buffer
+	buf.Grow(len(b.raw) / 2)
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
+	w.Reset(&buf)
+	// Writing to a bytes.Buffer cannot fail.
+	_, _ = w.Write(b.raw)
+	_ = w.Close()
+	if buf.Len() < len(b.raw) {
+		b.encoding, b.encoded = encodingDeflate, buf.Bytes()
+		return
+	}
+	b.encoding, b.encoded = encodingRaw, b.raw
+	if b.encoded == nil {
+		b.encoded = []byte{} // an empty file is an empty BLOB, not NULL
+	}
+}
+
+func decodeBlob(encoding int, stored []byte, size int64) ([]byte, error) {
+	switch encoding {
+	case encodingRaw:
+		return stored, nil
+	case encodingDeflate:
+		out := bytes.NewBuffer(make([]byte, 0, size))
+		r := flate.NewReader(bytes.NewReader(stored))
+		defer r.Close()
+		if _, err := io.Copy(out, r); err != nil {
+			return nil, fmt.Errorf("decompressing: %w", err)
+		}
+		return out.Bytes(), nil
+	default:
+		return nil, fmt.Errorf("unknown encoding %d", encoding)
+	}
+}
+
+// deleteUnusedBlobs removes the contents no snapshot refers to any more.
+func deleteUnusedBlobs(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `
+		DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM file_snapshots WHERE prior_hash = blobs.hash)`)
+	return err
+}
