@@ -41,6 +41,23 @@ echo
 echo "── search_workspace engine vs ripgrep, Go source tree (median of 5)"
 scripts/bench-search.sh
 
+# table PROGRAM: runs a bench program that prints "name<TAB>value<TAB>unit" lines.
+table() {
+  go run "$1" | awk -F'\t' '{ printf "%-46s %12s %s\n", $1, $2, $3 }'
+}
+
 echo
 echo "── tools"
-go run ./internal/tools/cmd/toolbench | awk -F'\t' '{ printf "%-46s %12s %s\n", $1, $2, $3 }'
+table ./internal/tools/cmd/toolbench
+
+echo
+echo "── checkpoints: 1,000 files / 50 MB"
+table ./internal/checkpoint/cmd/checkpointbench
+
+echo
+echo "── diff: 20k-line file with 200 edits, next to git diff --no-index"
+table ./internal/diff/cmd/diffbench
+
+echo
+echo "── UI event log: 10,000 events appended, then replayed in pages of 500"
+table ./internal/events/cmd/eventbench

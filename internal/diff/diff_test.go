@@ -2,6 +2,7 @@ package diff
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,21 @@ import (
 
 	"github.com/stretchr/testify/require"
 )
+
+var update = flag.Bool("update", false, "rewrite testdata/*/*.golden with the current output")
+
+// golden compares got with testdata/<test>/<name>.golden, or writes it there with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", strings.Split(t.Name(), "/")[0], name+".golden")
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test -update to create it")
+	require.Equal(t, string(want), got)
+}
 
 func numbered(from, to int) string {
 	var b strings.Builder
@@ -86,6 +102,39 @@ func TestUnifiedMatchesDiffU(t *testing.T) {
 	}
 }
 
+const goFile = "package p\n\nimport \"fmt\"\n\nfunc Hello(name string) {\n\tfmt.Println(\"hello\", name)\n}\n\nfunc Bye() {\n\tfmt.Println(\"bye\")\n}\n"
+
+// goldenCases are the shapes of change an approval card has to show right.
+var goldenCases = []struct{ name, old, new string }{
+	{"modify", goFile, strings.Replace(goFile, `"hello", name`, `"hello,", name+"!"`, 1)},
+	{"add-at-start", goFile, "// Package p greets.\n" + goFile},
+	{"add-at-end", goFile, goFile + "\nfunc Again() {\n\tHello(\"again\")\n}\n"},
+	{"delete-all", goFile, ""},
+	{"create-from-empty", "", goFile},
+	{"crlf", strings.ReplaceAll(goFile, "\n", "\r\n"), strings.ReplaceAll(strings.Replace(goFile, "bye", "goodbye", 1), "\n", "\r\n")},
+	{"crlf-to-lf", "one\r\ntwo\r\nthree\r\n", "one\ntwo\r\nthree\n"},
+	{"no-final-newline-old", "a\nb\nc", "a\nb\nc\n"},
+	{"no-final-newline-new", "a\nb\nc\n", "a\nb\nc"},
+	{"no-final-newline-both", "a\nb\nc", "a\nB\nc"},
+	{"no-final-newline-both-last-changed", "a\nb\nc", "a\nb\nC"},
+	{"non-utf8", "caf\xe9\nna\xefve\n\xff\xfe raw\nend\n", "caf\xe9 cr\xe8me\nna\xefve\n\xff\xfe raw\nend \x80\n"},
+}
+
+func TestUnified(t *testing.T) {
+	t.Parallel()
+	_, errDiff := exec.LookPath("diff")
+	for _, c := range goldenCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got := Unified("p/p.go", c.old, c.new, DefaultContext)
+			golden(t, c.name, got)
+			if errDiff == nil {
+				require.Equal(t, gnuUnified(t, c.old, c.new, DefaultContext), hunks(got), "diff -u shows it differently")
+			}
+		})
+	}
+}
+
 func TestCompute(t *testing.T) {
 	t.Parallel()
 	for _, c := range cases {
@@ -105,11 +154,12 @@ func TestUnifiedNegativeContextIsZero(t *testing.T) {
 	require.Equal(t, Unified("f", "a\nb\nc\n", "a\nB\nc\n", 0), Unified("f", "a\nb\nc\n", "a\nB\nc\n", -2))
 }
 
-func TestHugeChangeIsShownAsReplaced(t *testing.T) {
+func TestHugeChange(t *testing.T) {
 	t.Parallel()
-	huge := numbered(1, maxDiffedLines)
-	require.Equal(t, Stats{Added: 1, Removed: maxDiffedLines}, Compute(huge, "x\n"))
+	const n = 500_000
+	huge := numbered(1, n)
+	require.Equal(t, Stats{Added: 1, Removed: n}, Compute(huge, "x\n"))
 	got := Unified("f", "keep\n"+huge+"end\n", "keep\nx\nend\n", 1)
-	require.True(t, strings.HasPrefix(hunks(got), fmt.Sprintf("@@ -1,%d +1,3 @@\n keep\n-line 1\n", maxDiffedLines+2)), got[:200])
+	require.True(t, strings.HasPrefix(hunks(got), fmt.Sprintf("@@ -1,%d +1,3 @@\n keep\n-line 1\n", n+2)), got[:200])
 	require.True(t, strings.HasSuffix(got, "-line 500000\n+x\n end\n"))
 }

@@ -56,7 +56,9 @@ func DefaultDir() (string, error) {
 	return filepath.Join(home, ".local", "share", "gantry"), nil
 }
 
-// Open opens (creating if needed) gantry.db in dir and migrates it to the current schema.
+// Open opens (creating if needed) gantry.db in dir and migrates it to the current schema. Call it
+// once per process and share the DB: checkpoint locking and event ordering assume one writer
+// process per database.
 func Open(ctx context.Context, dir string) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("creating data folder %s: %w", dir, err)

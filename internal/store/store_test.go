@@ -101,3 +101,36 @@ func TestRecentWorkspacesNewestFirstAndTouchMovesToTop(t *testing.T) {
 	require.Len(t, ws, 1)
 	require.Equal(t, "/b", ws[0].Path)
 }
+
+// A database written by an older Gantry (only the first migration applied) migrates on open and
+// keeps what it had.
+func TestOlderSchemaMigratesAndKeepsData(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	first, err := migrationFiles.ReadFile("migrations/0001_workspaces_events.sql")
+	require.NoError(t, err)
+	raw, err := sql.Open("sqlite", filepath.Join(dir, "gantry.db"))
+	require.NoError(t, err)
+	_, err = raw.Exec(string(first))
+	require.NoError(t, err)
+	_, err = raw.Exec(`PRAGMA user_version = 1`)
+	require.NoError(t, err)
+	_, err = raw.Exec(`INSERT INTO workspaces (path, name, created_at, opened_at) VALUES ('/old', 'old', 1, 1)`)
+	require.NoError(t, err)
+	require.NoError(t, raw.Close())
+
+	db, err := Open(context.Background(), dir)
+	require.NoError(t, err)
+	defer db.Close()
+	v, err := db.SchemaVersion(context.Background())
+	require.NoError(t, err)
+	all, err := loadMigrations()
+	require.NoError(t, err)
+	require.Equal(t, len(all), v)
+	ws, err := db.RecentWorkspaces(context.Background(), 10)
+	require.NoError(t, err)
+	require.Len(t, ws, 1)
+	require.Equal(t, "/old", ws[0].Path)
+	_, err = db.CreateSession(context.Background(), Session{WorkspacePath: "/old", Title: "t"})
+	require.NoError(t, err, "the new tables exist")
+}

@@ -1,0 +1,191 @@
+package diff
+
+import "strings"
+
+// line is one line of the diff with its 1-based numbers before and after; on the side a line
+// is not on, the number is that of the next line there.
+type line struct {
+	kind         LineKind
+	text         string // with its line ending, if it has one
+	oldNo, newNo int
+}
+
+// lineDiff lines old and new up, each line either in both, only in old, or only in new. Lines
+// are compared as bytes, so text in any encoding, or none, comes through unchanged.
+func lineDiff(old, new string) []line {
+	a, b := splitLines(old), splitLines(new)
+	prefix := 0
+	for prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
+		prefix++
+	}
+	suffix := 0
+	for suffix < len(a)-prefix && suffix < len(b)-prefix && a[len(a)-1-suffix] == b[len(b)-1-suffix] {
+		suffix++
+	}
+	delA, insB := make([]bool, len(a)), make([]bool, len(b))
+	changedLines(a[prefix:len(a)-suffix], b[prefix:len(b)-suffix], delA[prefix:], insB[prefix:])
+	shiftRuns(a, delA, insB)
+	shiftRuns(b, insB, delA)
+
+	out := make([]line, 0, len(a)+len(b)-prefix-suffix)
+	// Between two kept lines, the removed lines come before the added ones, as in diff -u.
+	for i, j := 0, 0; i < len(a) || j < len(b); {
+		switch {
+		case i < len(a) && delA[i]:
+			out = append(out, line{kind: LineDelete, text: a[i]})
+			i++
+		case j < len(b) && insB[j]:
+			out = append(out, line{kind: LineAdd, text: b[j]})
+			j++
+		default:
+			out = append(out, line{kind: LineContext, text: a[i]})
+			i, j = i+1, j+1
+		}
+	}
+	oldNo, newNo := 1, 1
+	for i := range out {
+		out[i].oldNo, out[i].newNo = oldNo, newNo
+		if out[i].kind != LineAdd {
+			oldNo++
+		}
+		if out[i].kind != LineDelete {
+			newNo++
+		}
+	}
+	return out
+}
+
+// changedLines marks in delA the lines of a not kept in b, and in insB the lines of b not in a.
+func changedLines(a, b []string, delA, insB []bool) {
+	ids := make(map[string]int32, len(a)+len(b))
+	number := func(lines []string) []int32 {
+		out := make([]int32, len(lines))
+		for i, t := range lines {
+			id, ok := ids[t]
+			if !ok {
+				id = int32(len(ids))
+				ids[t] = id
+			}
+			out[i] = id
+		}
+		return out
+	}
+	idsA := number(a)
+	inA := int32(len(ids)) // ids below this are of lines found in a
+	idsB := number(b)
+	inB := make([]bool, inA)
+	for _, id := range idsB {
+		if id < inA {
+			inB[id] = true
+		}
+	}
+	// A line found on one side only is changed whatever else happens, so the search runs on the
+	// others alone: a rewritten file then costs almost nothing, whatever its size.
+	keptA, posA := keep(idsA, func(id int32) bool { return inB[id] }, delA)
+	keptB, posB := keep(idsB, func(id int32) bool { return id < inA }, insB)
+	dA, iB := editScript(keptA, keptB)
+	for i, del := range dA {
+		delA[posA[i]] = del
+	}
+	for j, ins := range iB {
+		insB[posB[j]] = ins
+	}
+}
+
+// keep returns the ids that pass, with their positions in ids, and marks the others in dropped.
+func keep(ids []int32, pass func(int32) bool, dropped []bool) (kept []int32, pos []int) {
+	kept, pos = make([]int32, 0, len(ids)), make([]int, 0, len(ids))
+	for i, id := range ids {
+		if pass(id) {
+			kept = append(kept, id)
+			pos = append(pos, i)
+		} else {
+			dropped[i] = true
+		}
+	}
+	return kept, pos
+}
+
+// shiftRuns moves each run of changed lines of one text up or down where that keeps the
+// texts the same: with "b" changed in "a b b c", either "b" may be the changed one. The run
+// goes where it lines up with a change in the other text, so that a replacement reads as one
+// block; failing that, as far down as it can go, so that a new function shows as its own
+// lines rather than as the tail of the one before plus the head of the new one. That is where
+// diff -u and git put it. A run that slides into another joins it.
+func shiftRuns(lines []string, changed, otherChanged []bool) {
+	// keptOther[r] is the position of the other text's r-th kept line (0-based). A boundary in
+	// this text with r kept lines before it faces the other text's change, if any, that ends
+	// right before that line.
+	keptOther := make([]int, 0, len(otherChanged)+1)
+	for j, c := range otherChanged {
+		if !c {
+			keptOther = append(keptOther, j)
+		}
+	}
+	keptOther = append(keptOther, len(otherChanged))
+	facesChange := func(kept int) bool {
+		j := keptOther[kept]
+		return j > 0 && otherChanged[j-1]
+	}
+	up := func(start, end int) (int, int) {
+		changed[start-1], changed[end-1] = true, false
+		start, end = start-1, end-1
+		for start > 0 && changed[start-1] {
+			start--
+		}
+		return start, end
+	}
+
+	kept := 0 // unchanged lines before start
+	for start := 0; start < len(lines); {
+		if !changed[start] {
+			start++
+			kept++
+			continue
+		}
+		end := start
+		for end < len(lines) && changed[end] {
+			end++
+		}
+		lineUp := -1
+		for length := -1; length != end-start; {
+			length = end - start
+			for start > 0 && lines[start-1] == lines[end-1] {
+				start, end = up(start, end)
+				kept--
+			}
+			lineUp = -1
+			if facesChange(kept) {
+				lineUp = end
+			}
+			for end < len(lines) && lines[start] == lines[end] {
+				changed[start], changed[end] = false, true
+				start, end = start+1, end+1
+				kept++
+				for end < len(lines) && changed[end] {
+					end++
+				}
+				if facesChange(kept) {
+					lineUp = end
+				}
+			}
+		}
+		for lineUp >= 0 && end > lineUp {
+			start, end = up(start, end)
+			kept--
+		}
+		start = end
+	}
+}
+
+// splitLines cuts s after each "\n"; only the last line may lack one.
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	lines := strings.SplitAfter(s, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return lines
+}
