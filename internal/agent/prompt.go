@@ -1,0 +1,149 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Mode is what a run may do: agent changes the workspace; the others only read it.
+type Mode string
+
+const (
+	ModeAgent   Mode = "agent"
+	ModeExplore Mode = "explore"
+	ModePlan    Mode = "plan"
+	ModeReview  Mode = "review"
+)
+
+// ReadOnly reports whether the mode must leave the workspace unchanged. Anything but agent is
+// read-only, so a mode value that slipped past ParseMode never gains write access.
+func (m Mode) ReadOnly() bool { return m != ModeAgent }
+
+// ParseMode reads a mode name as the UI or the command line sends it (case and surrounding space
+// ignored). An empty name is an error rather than a default: silently falling back to agent would
+// hand write access to a request that never asked for it.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case ModeAgent, ModeExplore, ModePlan, ModeReview:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown mode %q: want agent, explore, plan or review", s)
+}
+
+// PromptInput is everything the system prompt depends on. Date and OS are inputs rather than
+// looked up so that the prompt is reproducible (golden tests, cache-friendly across a session).
+type PromptInput struct {
+	Mode          Mode
+	Workspace     string // absolute path of the workspace root
+	WorkspaceName string
+	// ToolsText describes the tools for the text path (the registry's PromptText, filtered to
+	// the mode's tools). Unused on the native path, where the tools travel in the request.
+	ToolsText   string
+	NativeTools bool
+	Project     ProjectContext
+	Memory      string // session memory notes; "" when there are none yet
+	// Rules are the person's own standing instructions from the app settings. Instructions the
+	// project carries (AGENTS.md and the like) come with Project instead.
+	Rules string
+	OS    string
+	Date  string // e.g. "2025-01-15"
+}
+
+// BuildSystemPrompt assembles the system prompt from its sections (SPEC §10). Every token here
+// is paid on every request of a model whose whole window may be 4k, so each section says only
+// what changes the model's behaviour.
+func BuildSystemPrompt(in PromptInput) string {
+	sections := []string{promptRole(in)}
+	if !in.NativeTools {
+		sections = append(sections, promptToolCalling)
+		if t := strings.TrimSpace(in.ToolsText); t != "" {
+			sections = append(sections, "TOOLS:\n"+t)
+		}
+	}
+	sections = append(sections, promptModeText(in.Mode), in.Project.Section(), promptUserContext)
+	if r := strings.TrimSpace(in.Rules); r != "" {
+		sections = append(sections, "THE USER'S STANDING INSTRUCTIONS (follow them):\n"+r)
+	}
+	sections = append(sections, promptNavigation)
+	if m := strings.TrimSpace(in.Memory); m != "" {
+		sections = append(sections, "SESSION MEMORY (your notes from earlier in this session):\n"+m)
+	}
+	var b strings.Builder
+	for _, s := range sections {
+		if s == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(strings.TrimRight(s, "\n"))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// EstimateTokens approximates how many tokens s costs: about four characters per token, the
+// usual ratio for English and code in the BPE vocabularies of local models (Llama, Qwen,
+// Mistral). It is for budgets and tests, not billing; exact counts need the model's tokenizer.
+func EstimateTokens(s string) int {
+	return (utf8.RuneCountInString(s) + 3) / 4
+}
+
+func promptRole(in PromptInput) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are Gantry, a coding agent working in the project folder %q", in.WorkspaceName)
+	if in.Workspace != "" {
+		fmt.Fprintf(&b, " (%s)", in.Workspace)
+	}
+	if in.OS != "" {
+		fmt.Fprintf(&b, " on %s", in.OS)
+	}
+	b.WriteString(".")
+	if in.Date != "" {
+		fmt.Fprintf(&b, " Today is %s.", in.Date)
+	}
+	b.WriteString(" A person follows your work and approves changes and commands.\n\n")
+	b.WriteString(`RULES:
+- Paths are relative to the workspace root, e.g. "src/main.go".
+- Read a file before editing it, and copy the text you replace exactly.
+- Never claim a change you did not make: report only what tool results confirm.
+- When a tool fails, read its message and fix the call; do not repeat a failing call unchanged.
+- Be brief. When the task is fully done, end your final answer with ` + CompletionMarker + `. Never write it while work remains or while you wait for tool results.`)
+	return b.String()
+}
+
+const promptToolCalling = `TOOL CALLS:
+To use a tool, write exactly:
+<tool_call>{"name": "read_file", "arguments": {"path": "src/main.go"}}</tool_call>
+- The JSON must be valid; "arguments" holds the tool's parameters as listed under TOOLS.
+- You may write several calls in one answer.
+- After your calls, stop and wait: the results arrive in the next message. Never invent results.`
+
+func promptModeText(m Mode) string {
+	switch m {
+	case ModeExplore:
+		return `MODE: EXPLORE (read-only)
+Answer the user's question by reading and searching the code. Do not change files. Name the files (and lines) your answer rests on.`
+	case ModePlan:
+		return `MODE: PLAN (read-only)
+Investigate the code, then end with a numbered plan of concrete steps. Each step names the file (and function) to change and what to change in it. Do not change files: the plan is carried out later.`
+	case ModeReview:
+		return `MODE: REVIEW (read-only)
+Review the changes, or the code the user names, for security and correctness: injection, path traversal, leaked secrets, unchecked errors, races, missed edge cases. Start with the changes (git status, git diff). You may run only read-only git commands: git status, git diff, git log, git show, git blame. Report each finding as file:line, severity (high/medium/low), the problem and a fix; say plainly when you find nothing. Do not change files.`
+	default:
+		return `MODE: AGENT
+Make the requested change with the tools: find the relevant code, read it, edit it, then verify with get_diagnostics or the project's tests when you can. Finish with a short summary of what you changed.`
+	}
+}
+
+// promptUserContext reinforces the labels that RenderAttachments puts on attached code (reference
+// 001, "System Prompt Reinforcement"): without it small models re-read what they were given.
+const promptUserContext = `USER-PROVIDED CONTEXT:
+The user may attach files or line ranges at the start of a message, labelled "(already provided — do not re-read)". That code is ALREADY AVAILABLE to you: use it directly and do not read it again with read_file. Read only other files, or lines outside the given range.`
+
+const promptNavigation = `CODE NAVIGATION:
+- Unknown layout: list_files or glob. Unknown location: search_workspace, then read only the files it points to.
+- Before changing a function or type, search_workspace for its uses.
+- In a large file, search for the part you need rather than reading it all.
+- Search for distinctive names, not common words; narrow with include (e.g. ["**/*.go"]); isRegex=true allows patterns like "func (Load|Save)".`
