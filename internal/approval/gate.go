@@ -1,0 +1,153 @@
+package approval
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"gantry/internal/events"
+	"gantry/internal/safety"
+	"gantry/internal/tools"
+)
+
+// Mode is the permission mode (SPEC §8).
+type Mode string
+
+const (
+	// ModeAsk asks before every write and command, unless an "always allow" rule matches.
+	ModeAsk Mode = "ask"
+	// ModeDefault writes files that are not sensitive and, with AutoApproveCommands, runs
+	// commands that are not critical; anything else asks unless a rule matches. "" means this.
+	ModeDefault Mode = "default"
+	// ModeFull allows everything but critical commands without asking.
+	ModeFull Mode = "full"
+)
+
+// Policy is how much the agent may do without asking a person.
+type Policy struct {
+	Mode Mode
+	// AutoApproveCommands is the "auto-approve commands" setting, used in the default mode.
+	AutoApproveCommands bool
+	// AllowCritical allows even critical commands without asking: only `gantry run
+	// --yes-critical` sets it, never a setting of the app.
+	AllowCritical bool
+}
+
+// HeadlessPolicy is the policy of `gantry run`: --yes allows all but critical commands, as the
+// full mode does; --yes-critical allows those too. Without either, base decides (and its
+// questions are denied, as nobody is there to answer).
+func HeadlessPolicy(base Policy, yes, yesCritical bool) Policy {
+	if yes || yesCritical {
+		base.Mode = ModeFull
+	}
+	base.AllowCritical = yesCritical
+	return base
+}
+
+// SetPolicy changes the policy for the approvals decided from now on (a setting was saved).
+func (m *Manager) SetPolicy(p Policy) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.policy = p
+}
+
+func (m *Manager) currentPolicy() Policy {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.policy
+}
+
+// GateOptions says whom a Gate's approvals belong to.
+type GateOptions struct {
+	Scope     events.Scope // the session and run the events go to
+	Workspace string       // absolute root; project rules are kept per root
+	// Unattended means nobody can answer (`gantry run`, a background subagent): whatever would
+	// ask is denied, and the model is told how a person can allow it.
+	Unattended bool
+}
+
+// Gate is the tools.Approver of one run: it allows by policy and rules, and asks the Manager's
+// person for the rest.
+type Gate struct {
+	m    *Manager
+	opts GateOptions
+}
+
+var _ tools.Approver = (*Gate)(nil)
+
+// Gate returns the approver for one run.
+func (m *Manager) Gate(opts GateOptions) *Gate {
+	opts.Workspace = filepath.Clean(opts.Workspace)
+	return &Gate{m: m, opts: opts}
+}
+
+// ApproveCommand asks for critical commands whatever the mode and rules (unless
+// AllowCritical); the rest by mode: full allows, a matching rule allows, default with
+// AutoApproveCommands allows per safety.DecideTerminal, and everything else asks.
+func (g *Gate) ApproveCommand(ctx context.Context, c tools.CommandApproval) (tools.Decision, error) {
+	req := Request{
+		Card: Card{
+			Kind:    KindCommand,
+			Command: c.Command, Cwd: c.Cwd, Severity: c.Analysis.Severity, Reason: c.Analysis.Reason,
+		},
+		Scope: g.opts.Scope, Workspace: g.opts.Workspace,
+	}
+	p := g.m.currentPolicy()
+	critical := c.Analysis.Severity.Rank() >= safety.SeverityCritical.Rank()
+	var auto bool
+	switch {
+	case critical:
+		auto = p.AllowCritical
+	case p.Mode == ModeFull || g.ruleAllows(req):
+		auto = true
+	case p.Mode == ModeDefault || p.Mode == "":
+		auto = safety.DecideTerminal(c.Analysis, p.AutoApproveCommands).AutoApproved
+	}
+	if auto {
+		return tools.Decision{Allowed: true, AutoApproved: true}, nil
+	}
+	if g.opts.Unattended {
+		flag := "--yes"
+		if critical {
+			flag = "--yes-critical"
+		}
+		return tools.Decision{Message: fmt.Sprintf("Running `%s` needs your approval, and nobody can give it in this run; run again with %s to allow it.", c.Command, flag)}, nil
+	}
+	return g.ask(ctx, req)
+}
+
+// ApproveEdit allows every edit in full mode, edits of files that are not sensitive in the
+// default mode, and edits a rule matches in any mode; the rest ask.
+func (g *Gate) ApproveEdit(ctx context.Context, e tools.EditApproval) (tools.Decision, error) {
+	req := Request{
+		Card:   Card{Kind: KindEdit, Path: e.Path, Existed: e.Existed, Sensitive: e.Sensitive, Rule: e.Rule},
+		Before: e.Before, After: e.After,
+		Scope: g.opts.Scope, Workspace: g.opts.Workspace,
+	}
+	p := g.m.currentPolicy()
+	defaultMode := p.Mode == ModeDefault || p.Mode == ""
+	if p.Mode == ModeFull || (defaultMode && !e.Sensitive) || g.ruleAllows(req) {
+		return tools.Decision{Allowed: true, AutoApproved: true}, nil
+	}
+	if g.opts.Unattended {
+		return tools.Decision{Message: fmt.Sprintf("Writing %s needs your approval, and nobody can give it in this run; run again with --yes to allow it.", e.Path)}, nil
+	}
+	return g.ask(ctx, req)
+}
+
+func (g *Gate) ruleAllows(req Request) bool {
+	for _, r := range g.m.rules.Rules() {
+		if r.allows(req, g.opts.Workspace) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Gate) ask(ctx context.Context, req Request) (tools.Decision, error) {
+	d, err := g.m.Request(ctx, req)
+	if err != nil {
+		return tools.Decision{Message: d.Message}, err
+	}
+	return tools.Decision{Allowed: d.Allowed, Message: d.Message, Content: d.Content}, nil
+}
