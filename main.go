@@ -32,6 +32,7 @@ const usage = `Gantry — a coding agent on your local Ollama model, with you in
 Usage:
   gantry [flags]                         open the desktop window
   gantry serve --listen 127.0.0.1:PORT   serve the app to a browser on this machine
+  gantry run --workspace DIR "task"      run the agent without a window (gantry run --help)
   gantry version                         print the version
 
 Flags (all modes):
@@ -41,12 +42,22 @@ Flags (all modes):
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "gantry:", err)
-		os.Exit(1)
+		code := 1
+		var exit *exitCodeError
+		if errors.As(err, &exit) {
+			code = exit.code
+		}
+		if code != 0 {
+			fmt.Fprintln(os.Stderr, "gantry:", err)
+		}
+		os.Exit(code)
 	}
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "run" {
+		return runHeadless(args[1:], stdout, stderr)
+	}
 	cmd := ""
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]

@@ -4,6 +4,17 @@ import type { OllamaStatus } from './types'
 export const EventType = {
   OllamaStatus: "ollamaStatus",
   RecentChanged: "recentChanged",
+  // The agent's run; payloads in internal/agent/events.go.
+  RunStarted: "runStarted",
+  AssistantText: "assistantText",
+  Thinking: "thinking",
+  ThinkingDone: "thinkingDone",
+  Spinner: "spinner",
+  ProgressGroupStarted: "progressGroupStarted",
+  ToolAction: "toolAction",
+  CommandOutput: "commandOutput",
+  ProgressGroupFinished: "progressGroupFinished",
+  RunFinished: "runFinished",
 } as const
 
 export type EventTypeName = (typeof EventType)[keyof typeof EventType]

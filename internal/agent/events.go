@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"gantry/internal/checkpoint"
+	"gantry/internal/events"
+)
+
+// EventSink is the one door to the UI (*events.Emitter): Emit stores and posts at once, for
+// state changes; EmitDelta batches streamed pieces.
+type EventSink interface {
+	Emit(ctx context.Context, scope events.Scope, typ events.Type, payload any) (events.Event, error)
+	EmitDelta(ctx context.Context, scope events.Scope, typ events.Type, payload any) error
+}
+
+// Status is how a run ended.
+type Status string
+
+const (
+	StatusDone           Status = "done"
+	StatusFailed         Status = "failed"
+	StatusCancelled      Status = "cancelled"
+	StatusIterationLimit Status = "iteration_limit"
+)
+
+// ToolPath is how the model calls tools in a run.
+type ToolPath string
+
+const (
+	PathNative ToolPath = "native" // tools[] in the request, calls in message.tool_calls
+	PathText   ToolPath = "text"   // tools in the system prompt, calls as <tool_call> text
+)
+
+// RunStartedPayload is the runStarted event: the person's message opens the run.
+type RunStartedPayload struct {
+	Mode     Mode     `json:"mode"`
+	Model    string   `json:"model"`
+	Text     string   `json:"text"`
+	ToolPath ToolPath `json:"toolPath,omitempty"` // "" when the model could not be looked up
+}
+
+// TextPayload is an assistantText or thinking delta: the whole cleaned text of the answer so far
+// (see StreamSink), so the last delta of an answer is what it showed.
+type TextPayload struct {
+	Iteration int    `json:"iteration"`
+	Text      string `json:"text"`
+}
+
+// ThinkingDonePayload collapses an answer's thinking block to "Thought for Ns".
+type ThinkingDonePayload struct {
+	Iteration  int   `json:"iteration"`
+	DurationMs int64 `json:"durationMs"`
+}
+
+// SpinnerPayload labels what the model is about to do; "" clears it.
+type SpinnerPayload struct {
+	Label string `json:"label"`
+}
+
+// ProgressGroupPayload opens (progressGroupStarted) or closes (progressGroupFinished) the group
+// of one batch of tool calls.
+type ProgressGroupPayload struct {
+	GroupID   string `json:"groupId"`
+	Iteration int    `json:"iteration"`
+	Title     string `json:"title,omitempty"`
+}
+
+// Tool action states.
+const (
+	ActionRunning = "running"
+	ActionSuccess = "success"
+	ActionError   = "error"
+)
+
+// ToolActionPayload is one line of a progress group, sent again as it changes state. A call
+// that shows steps of its own (read_file's 100-line chunks) adds actions whose ActionID extends
+// the call's ("<call>.1").
+type ToolActionPayload struct {
+	GroupID   string `json:"groupId"`
+	ActionID  string `json:"actionId"`
+	Tool      string `json:"tool"`
+	Status    string `json:"status"`
+	Title     string `json:"title"`
+	Detail    string `json:"detail,omitempty"` // "+3 −1", "exit 0", the error for the model
+	Path      string `json:"path,omitempty"`   // workspace-relative slash path
+	StartLine int    `json:"startLine,omitempty"`
+	EndLine   int    `json:"endLine,omitempty"`
+	Command   string `json:"command,omitempty"`
+	Added     int    `json:"added,omitempty"`
+	Removed   int    `json:"removed,omitempty"`
+	ErrorKind string `json:"errorKind,omitempty"`
+	// DurationMs is set when the action finished.
+	DurationMs int64 `json:"durationMs,omitempty"`
+}
+
+// CommandOutputPayload is a piece of a running command's output, as it arrives.
+type CommandOutputPayload struct {
+	ActionID string `json:"actionId"`
+	Chunk    string `json:"chunk"`
+}
+
+// RunFinishedPayload ends a run. Message is the final answer when done, else what stopped it.
+type RunFinishedPayload struct {
+	Status       Status                  `json:"status"`
+	Message      string                  `json:"message"`
+	FilesChanged []checkpoint.FileChange `json:"filesChanged"`
+}
+
+// runEmitter sends one run's events. State events are sent even after the run was cancelled
+// (the UI must learn that a tool stopped and the run ended); deltas follow the run's context.
+// A failure to store an event does not stop the run; the first one is reported at its end.
+type runEmitter struct {
+	sink  EventSink
+	scope events.Scope
+
+	mu  sync.Mutex
+	err error
+}
+
+func (e *runEmitter) state(ctx context.Context, typ events.Type, payload any) {
+	_, err := e.sink.Emit(context.WithoutCancel(ctx), e.scope, typ, payload)
+	e.note(err)
+}
+
+func (e *runEmitter) delta(ctx context.Context, typ events.Type, payload any) {
+	if ctx.Err() != nil {
+		return
+	}
+	e.note(e.sink.EmitDelta(ctx, e.scope, typ, payload))
+}
+
+func (e *runEmitter) note(err error) {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+func (e *runEmitter) failure() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}

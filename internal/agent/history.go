@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"gantry/internal/store"
+	"gantry/internal/tools"
+)
+
+// MessageStore keeps a session's model history (*store.DB).
+type MessageStore interface {
+	AppendMessage(ctx context.Context, m store.Message) (int64, error)
+	Messages(ctx context.Context, sessionID string) ([]store.Message, error)
+}
+
+// historySaveTimeout bounds one message write. Writes do not follow the run's context: what
+// was streamed before a Stop is still saved (SPEC §3: nothing already written is lost).
+const historySaveTimeout = 5 * time.Second
+
+// history is the conversation as the model sees it, in the shape Ollama expects (SPEC §3), and
+// kept in step with the store: every message is saved before it joins the history.
+type history struct {
+	store     MessageStore
+	sessionID string
+	runID     string
+	now       func() time.Time
+	msgs      []api.Message
+}
+
+// loadHistory reads the session's earlier messages, so a run continues the conversation.
+func loadHistory(ctx context.Context, st MessageStore, sessionID, runID string, now func() time.Time) (*history, error) {
+	stored, err := st.Messages(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	h := &history{store: st, sessionID: sessionID, runID: runID, now: now}
+	for _, m := range stored {
+		msg := api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName}
+		if len(m.ToolCalls) > 0 {
+			if err := json.Unmarshal(m.ToolCalls, &msg.ToolCalls); err != nil {
+				return nil, fmt.Errorf("reading the tool calls of message %d: %w", m.Seq, err)
+			}
+		}
+		h.msgs = append(h.msgs, msg)
+	}
+	return h, nil
+}
+
+// add saves m and appends it to the history.
+func (h *history) add(ctx context.Context, m api.Message) error {
+	rec := store.Message{
+		SessionID: h.sessionID, RunID: h.runID, Role: m.Role, Content: m.Content,
+		Thinking: m.Thinking, ToolName: m.ToolName, Time: h.now(),
+	}
+	if len(m.ToolCalls) > 0 {
+		raw, err := json.Marshal(m.ToolCalls)
+		if err != nil {
+			return fmt.Errorf("encoding tool calls: %w", err)
+		}
+		rec.ToolCalls = raw
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), historySaveTimeout)
+	defer cancel()
+	if _, err := h.store.AppendMessage(ctx, rec); err != nil {
+		return err
+	}
+	h.msgs = append(h.msgs, m)
+	return nil
+}
+
+// request is what one model call sends: the system prompt, then the history, then extra
+// messages that are not part of it (the closing summary request).
+func (h *history) request(system string, extra ...api.Message) []api.Message {
+	out := make([]api.Message, 0, len(h.msgs)+1+len(extra))
+	out = append(out, api.Message{Role: "system", Content: system})
+	out = append(out, h.msgs...)
+	return append(out, extra...)
+}
+
+// assistantMessage is an answer as history keeps it: on the native path thinking, content and
+// tool_calls together (dropping the thinking makes the model lose its chain of thought); on
+// the text path the raw content, calls included, so the model sees what it asked for.
+func assistantMessage(ans answer) api.Message {
+	return api.Message{Role: "assistant", Content: ans.RawText, Thinking: ans.Thinking, ToolCalls: ans.nativeCalls}
+}
+
+// resultMessages feeds a batch's results back: on the native path one tool message per call,
+// in call order, each naming its tool so the model can match results to calls; on the text
+// path one user message holding them all.
+func resultMessages(path ToolPath, results []toolFeedback) []api.Message {
+	if path == PathNative {
+		out := make([]api.Message, len(results))
+		for i, r := range results {
+			out[i] = api.Message{Role: "tool", ToolName: r.tool, Content: r.content}
+		}
+		return out
+	}
+	var b strings.Builder
+	for i, r := range results {
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		fmt.Fprintf(&b, "<tool_result name=%q>\n%s\n</tool_result>", r.tool, r.content)
+	}
+	return []api.Message{{Role: "user", Content: b.String()}}
+}
+
+// toolFeedback is one call's result as the model reads it.
+type toolFeedback struct {
+	tool    string
+	content string
+}
+
+// notRunFeedback answers calls that were never run, so the history still pairs every call
+// with a result.
+func notRunFeedback(calls []tools.Call, why string) []toolFeedback {
+	out := make([]toolFeedback, len(calls))
+	for i, c := range calls {
+		out[i] = toolFeedback{tool: c.Name, content: why}
+	}
+	return out
+}

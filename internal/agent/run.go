@@ -1,0 +1,376 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"gantry/internal/checkpoint"
+	"gantry/internal/events"
+	"gantry/internal/llm"
+	"gantry/internal/tools"
+)
+
+// CheckpointStarter begins the checkpoint of a run (*checkpoint.Manager).
+type CheckpointStarter interface {
+	Begin(ctx context.Context, runID string) (*checkpoint.Checkpoint, error)
+}
+
+// Deps are what a Runner works with. One Runner serves one session: Tools is built over the
+// session's tools.Env (whose Checkpoints should be the Checkpoints manager's Checkpointer) and
+// its terminal session, which keeps the working directory between commands.
+type Deps struct {
+	LLM         ChatModel
+	Events      EventSink
+	Messages    MessageStore
+	Tools       *tools.Registry
+	Checkpoints CheckpointStarter // nil: changes are not checkpointed
+	Now         func() time.Time  // nil: time.Now
+}
+
+// Runner runs the agent's loop (SPEC §3).
+type Runner struct{ deps Deps }
+
+// NewRunner returns a Runner over deps.
+func NewRunner(deps Deps) *Runner {
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	return &Runner{deps: deps}
+}
+
+// RunRequest is one message of the person and how to answer it.
+type RunRequest struct {
+	SessionID   string
+	RunID       string
+	Workspace   string // absolute root; the Tools' Env.Root
+	Mode        Mode
+	Model       string
+	Text        string
+	Attachments []Attachment
+	NumCtxCap   int // the context-length setting; 0 means llm.DefaultContextCap
+	// MaxIterations bounds the model calls; 0 means 25 in agent mode and 10 in read-only ones.
+	MaxIterations int
+}
+
+// RunResult is how a run ended, as its runFinished event says.
+type RunResult struct {
+	Status       Status
+	Message      string
+	FilesChanged []checkpoint.FileChange
+}
+
+// finishTimeout bounds the saves after the loop, which use a fresh context: a cancelled run
+// must still record how it ended.
+const finishTimeout = 5 * time.Second
+
+// doomLoopRepeats is how many answers may make the same call before the run stops.
+const doomLoopRepeats = 3
+
+// Run answers one message. Ollama's failures, a stop and the step limit end the run with a
+// status and a message (error nil); the error reports a failure of the machine (the database),
+// after which the run also ended, as failed.
+func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
+	a := &agentRun{
+		deps: r.deps, req: req, calls: map[string]int{},
+		emit: &runEmitter{sink: r.deps.Events, scope: events.Scope{SessionID: req.SessionID, RunID: req.RunID}},
+	}
+	out, err := a.start(ctx)
+	if err == nil && out.Status == "" {
+		out, err = a.loop(ctx)
+	}
+	return a.finish(ctx, out, err)
+}
+
+// agentRun is the state of one run.
+type agentRun struct {
+	deps Deps
+	req  RunRequest
+	emit *runEmitter
+
+	path    ToolPath
+	info    llm.ModelInfo
+	system  string
+	tools   *toolRunner
+	wire    api.Tools
+	hist    *history
+	cp      *checkpoint.Checkpoint
+	wrote   bool           // some file change succeeded
+	checked bool           // write validation has spoken
+	calls   map[string]int // answers that made each call, by tool and canonical arguments
+}
+
+// start looks the model up, saves the message and prepares the loop. A set Status ends the
+// run before the loop.
+func (a *agentRun) start(ctx context.Context) (RunResult, error) {
+	info, modelErr := a.deps.LLM.Model(ctx, a.req.Model)
+	if modelErr == nil {
+		a.info, a.path = info, PathText
+		if info.Capabilities.Tools {
+			a.path = PathNative
+		}
+	}
+	a.emit.state(ctx, events.RunStarted, RunStartedPayload{Mode: a.req.Mode, Model: a.req.Model, Text: a.req.Text, ToolPath: a.path})
+
+	content, err := UserMessage(a.req.Text, a.req.Attachments, a.req.Workspace)
+	if err != nil {
+		return RunResult{Status: StatusFailed, Message: err.Error()}, nil
+	}
+	if a.hist, err = loadHistory(ctx, a.deps.Messages, a.req.SessionID, a.req.RunID, a.deps.Now); err != nil {
+		return RunResult{}, err
+	}
+	if err := a.hist.add(ctx, api.Message{Role: "user", Content: content}); err != nil {
+		return RunResult{}, err
+	}
+	if modelErr != nil {
+		return a.modelFailure(ctx, modelErr), nil
+	}
+	if !a.req.Mode.ReadOnly() && a.deps.Checkpoints != nil {
+		if a.cp, err = a.deps.Checkpoints.Begin(ctx, a.req.RunID); err != nil {
+			return RunResult{}, fmt.Errorf("starting the checkpoint: %w", err)
+		}
+	}
+
+	registry, err := a.modeTools()
+	if err != nil {
+		return RunResult{}, err
+	}
+	a.tools = &toolRunner{registry: registry, root: a.req.Workspace, emit: a.emit}
+	in := PromptInput{
+		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
+		NativeTools: a.path == PathNative, Project: DiscoverProject(a.req.Workspace),
+		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
+	}
+	if a.path == PathNative {
+		a.wire = registry.OllamaTools(nil)
+	} else {
+		in.ToolsText = registry.PromptText(nil)
+	}
+	a.system = BuildSystemPrompt(in)
+	return RunResult{}, nil
+}
+
+// modeTools is the registry the run may call: read-only modes get only tools that change
+// nothing, so a write tool named in text is refused like an unknown one.
+func (a *agentRun) modeTools() (*tools.Registry, error) {
+	if !a.req.Mode.ReadOnly() {
+		return a.deps.Tools, nil
+	}
+	r := tools.NewRegistry()
+	for _, t := range a.deps.Tools.List() {
+		if t.Kind().ReadOnly() {
+			if err := r.Register(t); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+func (a *agentRun) maxIterations() int {
+	switch {
+	case a.req.MaxIterations > 0:
+		return a.req.MaxIterations
+	case a.req.Mode.ReadOnly():
+		return 10
+	}
+	return 25
+}
+
+// loop asks the model, runs what it calls and feeds the results back until it is done.
+func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
+	n := a.maxIterations()
+	for it := 1; it <= n; it++ {
+		ans, err := a.ask(ctx, it, a.hist.request(a.system), a.wire)
+		if err != nil {
+			return a.answerFailure(ctx, ans, err)
+		}
+		calls := ans.calls(a.path)
+		if len(calls) == 0 {
+			if err := a.hist.add(ctx, assistantMessage(ans)); err != nil {
+				return RunResult{}, err
+			}
+			if ans.Completed && a.needsWrite() {
+				if err := a.hist.add(ctx, api.Message{Role: "user", Content: writeReminder}); err != nil {
+					return RunResult{}, err
+				}
+				continue
+			}
+			return a.done(ctx, it, ans.Text)
+		}
+
+		if err := a.hist.add(ctx, assistantMessage(ans)); err != nil {
+			return RunResult{}, err
+		}
+		if repeated := a.repeatedCall(calls); repeated != "" {
+			msg := fmt.Sprintf("Stopped: the model made the same call (%s) %d times without getting anywhere. Try rephrasing the task or a larger model.", repeated, doomLoopRepeats)
+			for _, m := range resultMessages(a.path, notRunFeedback(calls, "Not run: "+msg)) {
+				if err := a.hist.add(ctx, m); err != nil {
+					return RunResult{}, err
+				}
+			}
+			return RunResult{Status: StatusFailed, Message: msg}, nil
+		}
+		batch := a.tools.run(ctx, it, calls)
+		a.wrote = a.wrote || batch.wrote
+		for _, m := range resultMessages(a.path, batch.feedback) {
+			if err := a.hist.add(ctx, m); err != nil {
+				return RunResult{}, err
+			}
+		}
+		if ctx.Err() != nil {
+			return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil
+		}
+		if ans.Completed {
+			if !a.needsWrite() {
+				return a.done(ctx, it, ans.Text)
+			}
+			if err := a.hist.add(ctx, api.Message{Role: "user", Content: writeReminder}); err != nil {
+				return RunResult{}, err
+			}
+		}
+	}
+	return RunResult{Status: StatusIterationLimit, Message: fmt.Sprintf(
+		"Stopped after %d steps, the most a run may take, before the task was finished. Send a message to let it continue.", n)}, nil
+}
+
+// ask streams one answer into the UI.
+func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, wire api.Tools) (answer, error) {
+	req := llm.ChatRequest{
+		Model: a.req.Model, Messages: msgs, Tools: wire,
+		Think: a.info.Capabilities.Thinking, NumCtx: a.info.NumCtx(a.req.NumCtxCap),
+	}
+	return streamAnswer(ctx, a.deps.LLM, req, a.path == PathText, answerSink{ctx: ctx, emit: a.emit, iteration: iteration})
+}
+
+// writeTask finds tasks that ask for a change to the files.
+var writeTask = regexp.MustCompile(`(?i)\b(create|modify|change|rename|fix|add|update|delete|remove|implement|refactor|write|edit|replace|move|insert)\b`)
+
+// writeReminder answers a completion claimed without any change; a small model often says a
+// task is done that it only described.
+const writeReminder = "You wrote " + CompletionMarker + ", but no file has been changed in this run, and the task asks for a change. " +
+	"Make the change now with edit_file or write_file (read the file first). " +
+	"If no change is needed after all, say why and end with " + CompletionMarker + "."
+
+// needsWrite reports whether a completion should be refused once: agent mode, a task asking for
+// a change, and no change made. The model is told once; a second claim is accepted.
+func (a *agentRun) needsWrite() bool {
+	if a.req.Mode.ReadOnly() || a.wrote || a.checked || !writeTask.MatchString(a.req.Text) {
+		return false
+	}
+	a.checked = true
+	return true
+}
+
+// repeatedCall counts the answer's calls (a call repeated within one answer counts once: the
+// model may mean it) and names one made by too many answers.
+func (a *agentRun) repeatedCall(calls []tools.Call) string {
+	seen := map[string]bool{}
+	repeated := ""
+	for _, c := range calls {
+		args, _ := json.Marshal(c.Args) // maps marshal with sorted keys: canonical
+		key := c.Name + " " + string(args)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		a.calls[key]++
+		if a.calls[key] >= doomLoopRepeats && repeated == "" {
+			repeated = key
+		}
+	}
+	return repeated
+}
+
+// done ends the run with the model's last words, or, when it ended without any, a short
+// summary asked for without tools.
+func (a *agentRun) done(ctx context.Context, iteration int, text string) (RunResult, error) {
+	if strings.TrimSpace(text) != "" {
+		return RunResult{Status: StatusDone, Message: text}, nil
+	}
+	ask := api.Message{Role: "user", Content: "Summarise in two or three sentences what you did in this task and what changed. Do not call tools."}
+	ans, err := a.ask(ctx, iteration+1, a.hist.request(a.system, ask), nil)
+	switch {
+	case ctx.Err() != nil:
+		return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil
+	case err != nil || strings.TrimSpace(ans.Text) == "":
+		return RunResult{Status: StatusDone, Message: "Done."}, nil
+	}
+	if err := a.hist.add(ctx, api.Message{Role: "assistant", Content: ans.Text}); err != nil {
+		return RunResult{}, err
+	}
+	return RunResult{Status: StatusDone, Message: ans.Text}, nil
+}
+
+// answerFailure ends the run after a model call failed, keeping what had streamed.
+func (a *agentRun) answerFailure(ctx context.Context, ans answer, err error) (RunResult, error) {
+	if ans.RawText != "" || ans.Thinking != "" {
+		if saveErr := a.hist.add(ctx, api.Message{Role: "assistant", Content: ans.RawText, Thinking: ans.Thinking}); saveErr != nil {
+			return RunResult{}, saveErr
+		}
+	}
+	if ctx.Err() != nil {
+		return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil
+	}
+	return a.modelFailure(ctx, err), nil
+}
+
+func (a *agentRun) modelFailure(ctx context.Context, err error) RunResult {
+	if ctx.Err() != nil {
+		return RunResult{Status: StatusCancelled, Message: "Stopped."}
+	}
+	msg := err.Error()
+	if errors.Is(err, llm.ErrStreamCut) {
+		msg += "; what it wrote so far is kept. Check that Ollama is still running, then send the message again."
+	}
+	return RunResult{Status: StatusFailed, Message: msg}
+}
+
+// finish closes the checkpoint and tells the UI how the run ended, with a fresh context so a
+// cancelled run still says so.
+func (a *agentRun) finish(ctx context.Context, out RunResult, runErr error) (RunResult, error) {
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+	defer cancel()
+	if runErr != nil {
+		out = RunResult{Status: StatusFailed, Message: "The run stopped: " + runErr.Error()}
+	}
+	if out.Status != StatusCancelled && ctx.Err() != nil {
+		out = RunResult{Status: StatusCancelled, Message: "Stopped."}
+	}
+	out.FilesChanged = []checkpoint.FileChange{}
+	if a.cp != nil {
+		files, err := a.cp.Files(fctx)
+		if err == nil {
+			out.FilesChanged = a.relative(files)
+		}
+		runErr = errors.Join(runErr, err, a.cp.Close(fctx))
+	}
+	a.emit.state(fctx, events.RunFinished, RunFinishedPayload(out))
+	return out, errors.Join(runErr, a.emit.failure())
+}
+
+// relative turns the checkpoint's absolute paths into workspace-relative slash paths, as every
+// other event names files.
+func (a *agentRun) relative(files []checkpoint.FileChange) []checkpoint.FileChange {
+	roots := []string{filepath.Clean(a.req.Workspace)}
+	if real, err := filepath.EvalSymlinks(a.req.Workspace); err == nil {
+		roots = append(roots, real)
+	}
+	for i, f := range files {
+		for _, root := range roots {
+			if rel, err := filepath.Rel(root, f.Path); err == nil && !strings.HasPrefix(rel, "..") {
+				files[i].Path = filepath.ToSlash(rel)
+				break
+			}
+		}
+	}
+	return files
+}

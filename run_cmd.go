@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"gantry/internal/agent"
+	"gantry/internal/approval"
+	"gantry/internal/checkpoint"
+	"gantry/internal/config"
+	"gantry/internal/events"
+	"gantry/internal/ignore"
+	"gantry/internal/llm"
+	"gantry/internal/safety"
+	"gantry/internal/store"
+	"gantry/internal/terminal"
+	"gantry/internal/tools"
+)
+
+// Exit codes of `gantry run`.
+const (
+	exitDone      = 0
+	exitFailed    = 1
+	exitUsage     = 2
+	exitCancelled = 3
+)
+
+const runUsage = `Usage: gantry run --workspace DIR [flags] "task"
+
+Runs the agent on the task without a window. Every event is written to stdout as one JSON line
+({"id","seq","sessionId","runId","type","payload","time"}); the last line is
+{"type":"final","status":…,"message":…,"filesChanged":[…]}. Exit code: 0 done, 1 failed or
+stopped at the step limit, 2 bad usage, 3 stopped by SIGINT/SIGTERM.
+
+Flags:
+  --workspace DIR    the project folder (required)
+  --model M          the Ollama model (default: the model chosen in Settings)
+  --mode MODE        agent (default), explore, plan or review
+  --yes              allow file changes and commands that are not critical (otherwise denied)
+  --yes-critical     also allow critical commands
+  --data-dir DIR     where gantry.db lives
+  --config-dir DIR   where settings.json lives
+`
+
+// exitCodeError ends the process with a code other than 1.
+type exitCodeError struct {
+	code int
+	err  error
+}
+
+func (e *exitCodeError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func usageError(stderr io.Writer, format string, args ...any) error {
+	fmt.Fprint(stderr, runUsage)
+	return &exitCodeError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+type runFlags struct {
+	workspace, model, mode, dataDir, configDir string
+	yes, yesCritical                           bool
+	task                                       string
+}
+
+// parseRunFlags lets flags and the task come in any order.
+func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
+	var f runFlags
+	fset := flag.NewFlagSet("gantry run", flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	fset.StringVar(&f.workspace, "workspace", "", "")
+	fset.StringVar(&f.model, "model", "", "")
+	fset.StringVar(&f.mode, "mode", "agent", "")
+	fset.StringVar(&f.dataDir, "data-dir", "", "")
+	fset.StringVar(&f.configDir, "config-dir", "", "")
+	fset.BoolVar(&f.yes, "yes", false, "")
+	fset.BoolVar(&f.yesCritical, "yes-critical", false, "")
+	var words []string
+	for {
+		if err := fset.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(stderr, runUsage)
+				return f, &exitCodeError{code: exitDone}
+			}
+			return f, usageError(stderr, "%v", err)
+		}
+		args = fset.Args()
+		if len(args) == 0 {
+			break
+		}
+		words, args = append(words, args[0]), args[1:]
+	}
+	f.task = strings.TrimSpace(strings.Join(words, " "))
+	switch {
+	case f.task == "":
+		return f, usageError(stderr, "give the task as the last argument")
+	case f.workspace == "":
+		return f, usageError(stderr, "--workspace is required")
+	}
+	return f, nil
+}
+
+// runHeadless is `gantry run`: the agent on one task, events as JSON lines on stdout.
+func runHeadless(args []string, stdout, stderr io.Writer) error {
+	f, err := parseRunFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	mode, err := agent.ParseMode(f.mode)
+	if err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	root, err := filepath.Abs(f.workspace)
+	if err == nil {
+		var st os.FileInfo
+		if st, err = os.Stat(root); err == nil && !st.IsDir() {
+			err = fmt.Errorf("%s is not a folder", root)
+		}
+	}
+	if err != nil {
+		return usageError(stderr, "workspace: %v", err)
+	}
+	opts, err := appOptions(f.dataDir, f.configDir)
+	if err != nil {
+		return err
+	}
+	settings := config.Open(opts.SettingsPath).Get()
+	host, err := llm.ResolveHost(settings.OllamaHost)
+	if err != nil {
+		return usageError(stderr, "%v", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	client := llm.NewClient(host, http.DefaultClient)
+	model := f.model
+	if model == "" {
+		model = settings.DefaultModel
+	}
+	if model == "" {
+		return usageError(stderr, "no model: pass --model or choose a default model in Settings%s", installedModels(ctx, host))
+	}
+
+	db, err := store.Open(ctx, opts.DataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	sess, err := db.CreateSession(ctx, store.Session{WorkspacePath: root, Title: headlessTitle(f.task), Mode: string(mode), Model: model})
+	if err != nil {
+		return err
+	}
+	emitter := events.NewEmitter(db)
+	lines := &jsonLines{w: stdout}
+	emitter.Attach(lines)
+
+	cps := checkpoint.New(db, sess.ID)
+	// Nobody can answer an approval here: what would ask is denied and the model is told how a
+	// person can allow it (SPEC §8, §13).
+	approvals := approval.NewManager(
+		func(ctx context.Context, scope events.Scope, typ events.Type, payload any) error {
+			_, err := emitter.Emit(ctx, scope, typ, payload)
+			return err
+		},
+		&approval.MemoryRuleStore{},
+		approval.HeadlessPolicy(approval.Policy{}, f.yes, f.yesCritical),
+	)
+	env := &tools.Env{
+		Root: root, Ignore: ignore.New(root), Checkpoints: cps.Checkpointer(), FileRules: safety.DefaultFileRules(),
+		Approver: approvals.Gate(approval.GateOptions{Scope: events.Scope{SessionID: sess.ID}, Workspace: root, Unattended: true}),
+	}
+	registry, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
+	if err != nil {
+		return err
+	}
+	runner := agent.NewRunner(agent.Deps{LLM: client, Events: emitter, Messages: db, Tools: registry, Checkpoints: cps})
+	res, runErr := runner.Run(ctx, agent.RunRequest{
+		SessionID: sess.ID, RunID: newRunID(), Workspace: root, Mode: mode, Model: model, Text: f.task,
+	})
+	closeErr := emitter.Close(context.WithoutCancel(ctx))
+	lines.final(res)
+	if err := errors.Join(runErr, closeErr); err != nil {
+		fmt.Fprintln(stderr, "gantry:", err)
+	}
+	switch res.Status {
+	case agent.StatusDone:
+		return nil
+	case agent.StatusCancelled:
+		return &exitCodeError{code: exitCancelled, err: errors.New("stopped")}
+	}
+	return &exitCodeError{code: exitFailed, err: errors.New(res.Message)}
+}
+
+// installedModels lists the models Ollama has, for the missing-model message; "" when it
+// cannot say.
+func installedModels(ctx context.Context, host *url.URL) string {
+	st := llm.CheckStatus(ctx, host)
+	if !st.Reachable {
+		return fmt.Sprintf(" (and Ollama at %s cannot list its models: %s)", st.Host, st.Error)
+	}
+	if len(st.Models) == 0 {
+		return "; no models are installed: download one with `ollama pull`"
+	}
+	names := make([]string, len(st.Models))
+	for i, m := range st.Models {
+		names[i] = m.Name
+	}
+	return "; installed models: " + strings.Join(names, ", ")
+}
+
+func headlessTitle(task string) string {
+	line, _, _ := strings.Cut(task, "\n")
+	if r := []rune(line); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return line
+}
+
+func newRunID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// jsonLines writes each event as one JSON line. Writing to a pipe can block, but a headless run
+// has nobody else waiting on the emitter.
+type jsonLines struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (j *jsonLines) Post(ev events.Event) { j.write(ev) }
+
+func (j *jsonLines) final(res agent.RunResult) {
+	files := res.FilesChanged
+	if files == nil {
+		files = []checkpoint.FileChange{}
+	}
+	j.write(struct {
+		Type         string                  `json:"type"`
+		Status       agent.Status            `json:"status"`
+		Message      string                  `json:"message"`
+		FilesChanged []checkpoint.FileChange `json:"filesChanged"`
+	}{"final", res.Status, res.Message, files})
+}
+
+func (j *jsonLines) write(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, _ = j.w.Write(append(b, '\n'))
+}
