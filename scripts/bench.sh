@@ -61,3 +61,7 @@ table ./internal/diff/cmd/diffbench
 echo
 echo "── UI event log: 10,000 events appended, then replayed in pages of 500"
 table ./internal/events/cmd/eventbench
+
+echo
+echo "── agent: prompt sizes and loop overhead"
+table ./internal/agent/cmd/agentbench

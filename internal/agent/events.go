@@ -40,6 +40,8 @@ type RunStartedPayload struct {
 	Model    string   `json:"model"`
 	Text     string   `json:"text"`
 	ToolPath ToolPath `json:"toolPath,omitempty"` // "" when the model could not be looked up
+	// GitBranch is what the session's git branch came to; nil when none was asked for.
+	GitBranch *GitBranchOutcome `json:"gitBranch,omitempty"`
 }
 
 // TextPayload is an assistantText or thinking delta: the whole cleaned text of the answer so far
@@ -70,6 +72,7 @@ type ProgressGroupPayload struct {
 
 // Tool action states.
 const (
+	ActionPending = "pending" // waiting for a person's approval (approvals.go)
 	ActionRunning = "running"
 	ActionSuccess = "success"
 	ActionError   = "error"

@@ -59,6 +59,10 @@ type RunRequest struct {
 	NumCtxCap   int // the context-length setting; 0 means llm.DefaultContextCap
 	// MaxIterations bounds the model calls; 0 means 25 in agent mode and 10 in read-only ones.
 	MaxIterations int
+	// Plan is an approved plan (a plan-mode run's final message) for this run to carry out.
+	Plan string
+	// GitBranch moves the session onto its own git branch at its first run (the setting).
+	GitBranch bool
 }
 
 // RunResult is how a run ended, as its runFinished event says.
@@ -106,6 +110,7 @@ type agentRun struct {
 	wrote   bool           // some file change succeeded
 	checked bool           // write validation has spoken
 	calls   map[string]int // answers that made each call, by tool and canonical arguments
+	window  *contextWindow // session memory and compaction (compact.go)
 }
 
 // start looks the model up, saves the message and prepares the loop. A set Status ends the
@@ -118,12 +123,13 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 			a.path = PathNative
 		}
 	}
-	a.emit.state(ctx, events.RunStarted, RunStartedPayload{Mode: a.req.Mode, Model: a.req.Model, Text: a.req.Text, ToolPath: a.path})
+	a.emit.state(ctx, events.RunStarted, RunStartedPayload{Mode: a.req.Mode, Model: a.req.Model, Text: a.req.Text, ToolPath: a.path, GitBranch: a.sessionBranch(ctx)})
 
 	content, err := UserMessage(a.req.Text, a.req.Attachments, a.req.Workspace)
 	if err != nil {
 		return RunResult{Status: StatusFailed, Message: err.Error()}, nil
 	}
+	content = withPlan(a.req.Plan, content)
 	if a.hist, err = loadHistory(ctx, a.deps.Messages, a.req.SessionID, a.req.RunID, a.deps.Now); err != nil {
 		return RunResult{}, err
 	}
@@ -139,7 +145,7 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		}
 	}
 
-	registry, err := a.modeTools()
+	registry, err := ModeTools(a.req.Mode, a.deps.Tools)
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -155,24 +161,8 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		in.ToolsText = registry.PromptText(nil)
 	}
 	a.system = BuildSystemPrompt(in)
+	a.window = newContextWindow(in)
 	return RunResult{}, nil
-}
-
-// modeTools is the registry the run may call: read-only modes get only tools that change
-// nothing, so a write tool named in text is refused like an unknown one.
-func (a *agentRun) modeTools() (*tools.Registry, error) {
-	if !a.req.Mode.ReadOnly() {
-		return a.deps.Tools, nil
-	}
-	r := tools.NewRegistry()
-	for _, t := range a.deps.Tools.List() {
-		if t.Kind().ReadOnly() {
-			if err := r.Register(t); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return r, nil
 }
 
 func (a *agentRun) maxIterations() int {
@@ -189,7 +179,7 @@ func (a *agentRun) maxIterations() int {
 func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 	n := a.maxIterations()
 	for it := 1; it <= n; it++ {
-		ans, err := a.ask(ctx, it, a.hist.request(a.system), a.wire)
+		ans, err := a.ask(ctx, it, a.windowedRequest(ctx), a.wire)
 		if err != nil {
 			return a.answerFailure(ctx, ans, err)
 		}

@@ -18,11 +18,10 @@ import (
 	"gantry/internal/safety"
 )
 
-// Event types this package emits. They live here until the events package lists them; the
-// payloads are Card and ResolvedPayload.
+// Event types this package emits, with payloads Card and ResolvedPayload.
 const (
-	EventRequested events.Type = "approvalRequested"
-	EventResolved  events.Type = "approvalResolved"
+	EventRequested = events.ApprovalRequested
+	EventResolved  = events.ApprovalResolved
 )
 
 // EmitFunc stores and posts one event. The app passes the emitter's Emit, dropping the Event:
@@ -152,11 +151,14 @@ func (m *Manager) Request(ctx context.Context, req Request) (Decision, error) {
 	m.pending[req.ID] = w
 	m.mu.Unlock()
 
+	waiter := waiterOf(ctx)
+	waiter.Waiting(ctx)
 	// Registered before the event goes out: the UI may answer before Emit returns.
 	if err := m.emit(ctx, req.Scope, EventRequested, req.Card); err != nil {
 		m.mu.Lock()
 		delete(m.pending, req.ID)
 		m.mu.Unlock()
+		waiter.Answered(ctx, false)
 		return Decision{Message: cancelledMessage}, fmt.Errorf("publishing the approval: %w", err)
 	}
 
@@ -177,8 +179,10 @@ func (m *Manager) Request(ctx context.Context, req Request) (Decision, error) {
 	emitCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resolveTimeout)
 	defer cancel()
 	if err := m.emit(emitCtx, req.Scope, EventResolved, resolvedPayload(req, d, cancelled)); err != nil {
+		waiter.Answered(emitCtx, false)
 		return Decision{Message: cancelledMessage}, fmt.Errorf("recording the approval's answer: %w", err)
 	}
+	waiter.Answered(emitCtx, d.Allowed && !cancelled)
 	if cancelled {
 		return d, ctx.Err()
 	}

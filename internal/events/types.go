@@ -23,6 +23,16 @@ const (
 	CommandOutput         Type = "commandOutput"
 	ProgressGroupFinished Type = "progressGroupFinished"
 	RunFinished           Type = "runFinished"
+
+	// A tool call that waits for a person (payloads approval.Card and approval.ResolvedPayload):
+	// its toolAction turns "pending", ApprovalRequested shows the card, ApprovalResolved follows
+	// exactly once however it ended, and the toolAction goes on.
+	ApprovalRequested Type = "approvalRequested"
+	ApprovalResolved  Type = "approvalResolved"
+
+	// ContextCompacted says older turns of the conversation were summarised (or dropped) to
+	// fit the model's context window (payload agent.ContextCompactedPayload).
+	ContextCompacted Type = "contextCompacted"
 )
 
 // All lists every event type, for the mirror test.
@@ -30,4 +40,6 @@ var All = []Type{
 	OllamaStatus, RecentChanged,
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
+	ApprovalRequested, ApprovalResolved,
+	ContextCompacted,
 }

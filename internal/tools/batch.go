@@ -31,6 +31,12 @@ type BatchObserver interface {
 	Finished(index int, result CallResult)
 }
 
+// CallContexter is a BatchObserver that gives each call a context of its own, derived from the
+// batch's, so what the call reaches through it (the Approver) can tell which call is asking.
+type CallContexter interface {
+	CallContext(ctx context.Context, index int) context.Context
+}
+
 // maxParallel bounds concurrent calls: reads are I/O-bound, but a laptop has few cores.
 const maxParallel = 8
 
@@ -72,7 +78,11 @@ func (r *Registry) RunBatch(ctx context.Context, root string, calls []Call, obs 
 				defer func() { <-slots }()
 			case <-ctx.Done():
 			}
-			results[i] = r.runOne(ctx, i, plans[i], obs)
+			callCtx := ctx
+			if cc, ok := obs.(CallContexter); ok {
+				callCtx = cc.CallContext(ctx, i)
+			}
+			results[i] = r.runOne(callCtx, i, plans[i], obs)
 		}(i)
 	}
 	wg.Wait()

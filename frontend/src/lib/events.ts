@@ -15,6 +15,10 @@ export const EventType = {
   CommandOutput: "commandOutput",
   ProgressGroupFinished: "progressGroupFinished",
   RunFinished: "runFinished",
+  ContextCompacted: "contextCompacted",
+  // A tool call waiting for a person; payloads in internal/approval/manager.go.
+  ApprovalRequested: "approvalRequested",
+  ApprovalResolved: "approvalResolved",
 } as const
 
 export type EventTypeName = (typeof EventType)[keyof typeof EventType]

@@ -1,0 +1,185 @@
+// Command agentbench measures the agent's own costs, for `make bench`:
+//
+//   - the system prompt each mode assembles on each tool path, in characters and estimated
+//     tokens (every request of a small-window model pays it), with the native path's tools[]
+//     JSON beside it, for the workspace it runs in (the repository, from make bench);
+//   - the loop's overhead per iteration: a run of 50 read_file calls, then an answer, against a
+//     fake Ollama that answers at once, through the real store, event log and tools. What is
+//     left is the cost of Gantry itself per model call; the median of 3 runs.
+//
+// Each result is printed as one line "name<TAB>value<TAB>unit" so a script can tabulate it.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"time"
+
+	"gantry/internal/agent"
+	"gantry/internal/events"
+	"gantry/internal/ignore"
+	"gantry/internal/llm"
+	"gantry/internal/llm/fakeollama"
+	"gantry/internal/safety"
+	"gantry/internal/store"
+	"gantry/internal/terminal"
+	"gantry/internal/tools"
+)
+
+const (
+	loopIterations = 50
+	loopRuns       = 3
+)
+
+func main() {
+	if err := benchPrompts(); err != nil {
+		fmt.Fprintln(os.Stderr, "agentbench:", err)
+		os.Exit(1)
+	}
+	if err := benchLoop(); err != nil {
+		fmt.Fprintln(os.Stderr, "agentbench:", err)
+		os.Exit(1)
+	}
+}
+
+func report(name string, value float64, unit string) {
+	fmt.Printf("%s\t%.2f\t%s\n", name, value, unit)
+}
+
+func builtins(root string) (*tools.Registry, error) {
+	env := &tools.Env{Root: root, Ignore: ignore.New(root), Approver: tools.PolicyApprover{}, Checkpoints: tools.NoCheckpoints{}, FileRules: safety.DefaultFileRules()}
+	return tools.NewBuiltinRegistry(env, terminal.NewSession(root))
+}
+
+func benchPrompts() error {
+	root, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	all, err := builtins(root)
+	if err != nil {
+		return err
+	}
+	project := agent.DiscoverProject(root)
+	for _, mode := range []agent.Mode{agent.ModeAgent, agent.ModeExplore, agent.ModePlan, agent.ModeReview} {
+		reg, err := agent.ModeTools(mode, all)
+		if err != nil {
+			return err
+		}
+		for _, native := range []bool{true, false} {
+			in := agent.PromptInput{
+				Mode: mode, Workspace: root, WorkspaceName: filepath.Base(root), NativeTools: native,
+				Project: project, OS: runtime.GOOS, Date: "2025-01-15",
+			}
+			path := "text"
+			if native {
+				path = "native"
+			} else {
+				in.ToolsText = reg.PromptText(nil)
+			}
+			prompt := agent.BuildSystemPrompt(in)
+			name := fmt.Sprintf("prompt %s/%s", mode, path)
+			report(name, float64(len([]rune(prompt))), "chars")
+			report(name, float64(agent.EstimateTokens(prompt)), "tokens (est.)")
+			if native {
+				wire, err := json.Marshal(reg.OllamaTools(nil))
+				if err != nil {
+					return err
+				}
+				report(fmt.Sprintf("tools[] json %s", mode), float64(agent.EstimateTokens(string(wire))), "tokens (est.)")
+			}
+		}
+	}
+	return nil
+}
+
+func benchLoop() error {
+	var perIter, allocs []float64
+	for range loopRuns {
+		d, a, err := loopRun()
+		if err != nil {
+			return err
+		}
+		perIter = append(perIter, float64(d.Microseconds())/loopIterations)
+		allocs = append(allocs, float64(a)/loopIterations)
+	}
+	slices.Sort(perIter)
+	slices.Sort(allocs)
+	report(fmt.Sprintf("loop overhead, %d read_file iterations", loopIterations), perIter[loopRuns/2], "µs/iteration")
+	report("loop allocations (incl. fake server)", allocs[loopRuns/2], "allocs/iteration")
+	return nil
+}
+
+// loopRun runs one scripted session and returns its wall time and heap allocations.
+func loopRun() (time.Duration, uint64, error) {
+	ctx := context.Background()
+	root, err := os.MkdirTemp("", "agentbench-")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.RemoveAll(root)
+	ws := filepath.Join(root, "ws")
+	if err := os.Mkdir(ws, 0o755); err != nil {
+		return 0, 0, err
+	}
+	turns := make([]fakeollama.Turn, 0, loopIterations+1)
+	for i := range loopIterations {
+		// Each call names another file: the same call thrice would stop the run (doom loop).
+		name := fmt.Sprintf("f%02d.go", i)
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf("package ws\n\nconst N%d = %d\n", i, i)), 0o644); err != nil {
+			return 0, 0, err
+		}
+		turns = append(turns, fakeollama.Turn{Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": name}}}}}})
+	}
+	turns = append(turns, fakeollama.Turn{Chunks: []fakeollama.Chunk{{Content: "Read them all. [TASK_COMPLETE]"}}})
+
+	fake := fakeollama.New(fakeollama.Script{Models: []fakeollama.Model{{Name: "coder", Capabilities: []string{"completion", "tools"}}}, Turns: turns})
+	if err := fake.Start("127.0.0.1:0"); err != nil {
+		return 0, 0, err
+	}
+	defer fake.Close()
+	base, err := url.Parse(fake.URL())
+	if err != nil {
+		return 0, 0, err
+	}
+	db, err := store.Open(ctx, filepath.Join(root, "db"))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	sess, err := db.CreateSession(ctx, store.Session{WorkspacePath: ws, Mode: "agent", Model: "coder"})
+	if err != nil {
+		return 0, 0, err
+	}
+	emitter := events.NewEmitter(db)
+	defer emitter.Close(ctx)
+	reg, err := builtins(ws)
+	if err != nil {
+		return 0, 0, err
+	}
+	runner := agent.NewRunner(agent.Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: emitter, Messages: db, Tools: reg})
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	res, err := runner.Run(ctx, agent.RunRequest{
+		SessionID: sess.ID, RunID: "bench", Workspace: ws, Mode: agent.ModeAgent, Model: "coder",
+		Text: "read every file", MaxIterations: loopIterations + 1,
+	})
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		return 0, 0, err
+	}
+	if res.Status != agent.StatusDone {
+		return 0, 0, fmt.Errorf("the scripted run ended %s: %s", res.Status, res.Message)
+	}
+	return elapsed, after.Mallocs - before.Mallocs, nil
+}
