@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -23,12 +21,8 @@ import (
 	"gantry/internal/checkpoint"
 	"gantry/internal/config"
 	"gantry/internal/events"
-	"gantry/internal/ignore"
 	"gantry/internal/llm"
-	"gantry/internal/safety"
 	"gantry/internal/store"
-	"gantry/internal/terminal"
-	"gantry/internal/tools"
 )
 
 // Exit codes of `gantry run`.
@@ -163,7 +157,7 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer db.Close()
-	sess, err := db.CreateSession(ctx, store.Session{WorkspacePath: root, Title: headlessTitle(f.task), Mode: string(mode), Model: model})
+	sess, err := db.CreateSession(ctx, store.Session{WorkspacePath: root, Title: agent.SessionTitle(f.task), Mode: string(mode), Model: model})
 	if err != nil {
 		return err
 	}
@@ -171,7 +165,6 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 	lines := &jsonLines{w: stdout}
 	emitter.Attach(lines)
 
-	cps := checkpoint.New(db, sess.ID)
 	// Nobody can answer an approval here: what would ask is denied and the model is told how a
 	// person can allow it (SPEC §8, §13).
 	approvals := approval.NewManager(
@@ -182,17 +175,14 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 		&approval.MemoryRuleStore{},
 		approval.HeadlessPolicy(approval.Policy{}, f.yes, f.yesCritical),
 	)
-	env := &tools.Env{
-		Root: root, Ignore: ignore.New(root), Checkpoints: cps.Checkpointer(), FileRules: safety.DefaultFileRules(),
-		Approver: approvals.Gate(approval.GateOptions{Scope: events.Scope{SessionID: sess.ID}, Workspace: root, Unattended: true}),
-	}
-	registry, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
+	gate := approvals.Gate(approval.GateOptions{Scope: events.Scope{SessionID: sess.ID}, Workspace: root, Unattended: true})
+	session, err := agent.NewSessionTools(db, sess.ID, root, gate)
 	if err != nil {
 		return err
 	}
-	runner := agent.NewRunner(agent.Deps{LLM: client, Events: emitter, Messages: db, Tools: registry, Checkpoints: cps})
+	runner := session.Runner(client, emitter)
 	res, runErr := runner.Run(ctx, agent.RunRequest{
-		SessionID: sess.ID, RunID: newRunID(), Workspace: root, Mode: mode, Model: model, Text: f.task,
+		SessionID: sess.ID, RunID: agent.NewRunID(), Workspace: root, Mode: mode, Model: model, Text: f.task,
 	})
 	closeErr := emitter.Close(context.WithoutCancel(ctx))
 	lines.final(res)
@@ -223,20 +213,6 @@ func installedModels(ctx context.Context, host *url.URL) string {
 		names[i] = m.Name
 	}
 	return "; installed models: " + strings.Join(names, ", ")
-}
-
-func headlessTitle(task string) string {
-	line, _, _ := strings.Cut(task, "\n")
-	if r := []rune(line); len(r) > 60 {
-		return string(r[:59]) + "…"
-	}
-	return line
-}
-
-func newRunID() string {
-	var b [12]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // jsonLines writes each event as one JSON line. Writing to a pipe can block, but a headless run

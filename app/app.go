@@ -7,8 +7,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"time"
 
+	"gantry/internal/approval"
 	"gantry/internal/config"
 	"gantry/internal/events"
 	"gantry/internal/store"
@@ -47,6 +49,7 @@ type App struct {
 	Ollama    *OllamaService
 	Settings  *SettingsService
 	Info      *AppService
+	Chat      *ChatService
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -70,14 +73,20 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a := &App{opts: opts, db: db, settings: settings, emitter: emitter}
 	a.Ollama = newOllamaService(settings, emitter)
 	a.Workspace = newWorkspaceService(db, emitter)
-	a.Settings = &SettingsService{store: settings, ollama: a.Ollama}
+	// "Always allow" rules live next to settings.json: both are the person's choices.
+	rules := approval.OpenFileRuleStore(filepath.Join(filepath.Dir(opts.SettingsPath), "approval-rules.json"))
+	if p := rules.Problem(); p != "" {
+		slog.Warn("approval rules", "problem", p)
+	}
+	a.Chat = newChatService(db, emitter, settings, a.Workspace, rules)
+	a.Settings = &SettingsService{store: settings, ollama: a.Ollama, chat: a.Chat}
 	a.Info = &AppService{opts: opts}
 	return a, nil
 }
 
 // Bindings are the objects whose exported methods the frontend may call, in both modes.
 func (a *App) Bindings() []any {
-	return []any{a.Workspace, a.Ollama, a.Settings, a.Info}
+	return []any{a.Workspace, a.Ollama, a.Settings, a.Info, a.Chat}
 }
 
 // Start attaches the frontend and starts background work; it returns at once.
@@ -86,6 +95,7 @@ func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
 	a.done = make(chan struct{})
 	a.emitter.Attach(poster)
 	a.Workspace.start(ctx, window)
+	a.Chat.start(ctx)
 	a.Ollama.start(ctx)
 	go func() {
 		defer close(a.done)
@@ -93,9 +103,11 @@ func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
 	}()
 }
 
-// Shutdown stops background work, stores events still waiting in a batch, and closes the
-// database.
+// Shutdown stops the agent's runs and background work, stores events still waiting in a batch,
+// and closes the database.
 func (a *App) Shutdown() error {
+	a.Chat.shutdown()
+	a.Workspace.stopWatching()
 	if a.cancel != nil {
 		a.cancel()
 		<-a.done

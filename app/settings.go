@@ -20,6 +20,7 @@ type SettingsView struct {
 type SettingsService struct {
 	store  *config.Store
 	ollama *OllamaService
+	chat   *ChatService
 }
 
 // Get returns the settings and how they resolve.
@@ -44,5 +45,6 @@ func (s *SettingsService) Save(next config.Settings) (SettingsView, error) {
 		return SettingsView{}, err
 	}
 	s.ollama.wake()
+	s.chat.settingsSaved(s.store.Get())
 	return s.Get(), nil
 }

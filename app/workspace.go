@@ -36,6 +36,8 @@ type WorkspaceService struct {
 	mu      sync.Mutex
 	current *workspace.Info
 	matcher *ignore.Matcher
+
+	watcher workspaceWatch
 }
 
 func newWorkspaceService(db *store.DB, emitter *events.Emitter) *WorkspaceService {
@@ -97,7 +99,9 @@ func (s *WorkspaceService) open(info workspace.Info) (workspace.Info, error) {
 	s.mu.Lock()
 	s.current = &info
 	s.matcher = ignore.New(info.Path)
+	m := s.matcher
 	s.mu.Unlock()
+	s.watchWorkspace(info.Path, m)
 	s.setTitle(info.Name)
 	s.recentChanged()
 	return info, nil
@@ -132,6 +136,7 @@ func (s *WorkspaceService) Close() {
 	s.mu.Lock()
 	s.current, s.matcher = nil, nil
 	s.mu.Unlock()
+	s.stopWatching()
 	s.setTitle("")
 }
 

@@ -17,10 +17,11 @@ import (
 
 // Attachment is a file, or a range of its lines, that the person attached to a message.
 type Attachment struct {
-	Path string // relative to the workspace root, or absolute inside it
+	Path string `json:"path"` // relative to the workspace root, or absolute inside it
 	// StartLine and EndLine are 1-based and inclusive; 0 means the start or the end of the file,
 	// so {0, 0} is the whole file and {40, 0} runs from line 40 to the end.
-	StartLine, EndLine int
+	StartLine int `json:"startLine"`
+	EndLine   int `json:"endLine"`
 }
 
 // Each attachment is cut to a budget so that one large file cannot fill a small window; the

@@ -22,10 +22,33 @@ type Settings struct {
 	OllamaHost string `json:"ollamaHost"`
 	// DefaultModel is the model new sessions start with; empty means "ask".
 	DefaultModel string `json:"defaultModel"`
+	// PermissionMode is how much the agent may do without asking (SPEC §8): ask, default or full.
+	PermissionMode string `json:"permissionMode"`
+	// AutoApproveCommands runs commands that are not dangerous without asking, in the default mode.
+	AutoApproveCommands bool `json:"autoApproveCommands"`
+	// NumCtxCap caps the context window sent to Ollama; 0 means the built-in cap.
+	NumCtxCap int `json:"numCtxCap"`
+	// MaxIterations bounds the model calls of one run; 0 means the mode's own limit.
+	MaxIterations int `json:"maxIterations"`
 }
 
+// Permission modes, as approval.Mode spells them (config stays free of the approval package).
+const (
+	PermissionAsk     = "ask"
+	PermissionDefault = "default"
+	PermissionFull    = "full"
+)
+
+// Bounds of the numeric settings. Below MinNumCtx the system prompt and tools alone would not
+// fit; above MaxNumCtx no local model has a window; MaxMaxIterations keeps a runaway loop short.
+const (
+	MinNumCtx        = 2048
+	MaxNumCtx        = 1 << 20
+	MaxMaxIterations = 200
+)
+
 // Defaults returns the settings used when there is no file or it cannot be used.
-func Defaults() Settings { return Settings{} }
+func Defaults() Settings { return Settings{PermissionMode: PermissionDefault} }
 
 // Validate checks values a person typed into the Settings screen.
 func (s Settings) Validate() error {
@@ -49,12 +72,27 @@ func (s Settings) Validate() error {
 	if strings.ContainsAny(s.DefaultModel, " \t\n") {
 		return fmt.Errorf("model name %q must not contain spaces", s.DefaultModel)
 	}
+	switch strings.ToLower(strings.TrimSpace(s.PermissionMode)) {
+	case "", PermissionAsk, PermissionDefault, PermissionFull:
+	default:
+		return fmt.Errorf("permission mode %q must be ask, default or full", s.PermissionMode)
+	}
+	if s.NumCtxCap != 0 && (s.NumCtxCap < MinNumCtx || s.NumCtxCap > MaxNumCtx) {
+		return fmt.Errorf("context length %d must be between %d and %d (or 0 for the default)", s.NumCtxCap, MinNumCtx, MaxNumCtx)
+	}
+	if s.MaxIterations < 0 || s.MaxIterations > MaxMaxIterations {
+		return fmt.Errorf("step limit %d must be between 1 and %d (or 0 for the default)", s.MaxIterations, MaxMaxIterations)
+	}
 	return nil
 }
 
 func (s Settings) normalized() Settings {
 	s.OllamaHost = strings.TrimSpace(s.OllamaHost)
 	s.DefaultModel = strings.TrimSpace(s.DefaultModel)
+	s.PermissionMode = strings.ToLower(strings.TrimSpace(s.PermissionMode))
+	if s.PermissionMode == "" {
+		s.PermissionMode = PermissionDefault
+	}
 	return s
 }
 

@@ -20,7 +20,30 @@ func TestSaveThenReopen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gantry", "settings.json")
 	s := Open(path)
 	require.NoError(t, s.Save(Settings{OllamaHost: " gpu-box:11434 ", DefaultModel: "qwen3:4b"}))
-	require.Equal(t, Settings{OllamaHost: "gpu-box:11434", DefaultModel: "qwen3:4b"}, Open(path).Get())
+	require.Equal(t, Settings{OllamaHost: "gpu-box:11434", DefaultModel: "qwen3:4b", PermissionMode: PermissionDefault}, Open(path).Get())
+}
+
+func TestAgentSettings(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "settings.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"defaultModel": "m"}`), 0o644))
+	require.Equal(t, PermissionDefault, Open(path).Get().PermissionMode, "an older file gets the default mode")
+
+	s := Open(path)
+	want := Settings{PermissionMode: " Ask ", AutoApproveCommands: true, NumCtxCap: 8192, MaxIterations: 40}
+	require.NoError(t, s.Save(want))
+	want.PermissionMode = PermissionAsk
+	require.Equal(t, want, Open(path).Get())
+
+	for _, bad := range []Settings{
+		{PermissionMode: "yolo"},
+		{NumCtxCap: 100},
+		{NumCtxCap: MaxNumCtx + 1},
+		{MaxIterations: -1},
+		{MaxIterations: MaxMaxIterations + 1},
+	} {
+		require.Error(t, s.Save(bad), "%+v", bad)
+	}
 }
 
 func TestCorruptFileIsKeptAsideAndDefaultsUsed(t *testing.T) {
@@ -75,6 +98,7 @@ func TestSaveRejectsInvalidAndKeepsCurrent(t *testing.T) {
 		{OllamaHost: "has space:1"},
 		{OllamaHost: "ftp://host"},
 		{DefaultModel: "two words"},
+		{PermissionMode: "everything"},
 	} {
 		require.Error(t, s.Save(bad), "%+v", bad)
 	}

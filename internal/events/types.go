@@ -9,6 +9,9 @@ const (
 	OllamaStatus Type = "ollamaStatus"
 	// RecentChanged tells the welcome screen to reload recent projects (payload: {}).
 	RecentChanged Type = "recentChanged"
+	// WorkspaceChanged says files of the open workspace changed on disk, whoever changed them
+	// (payload app.WorkspaceChangedPayload): the file tree reloads the folders it lists.
+	WorkspaceChanged Type = "workspaceChanged"
 
 	// The agent's run (payloads in internal/agent/events.go). A run is RunStarted, then per
 	// answer AssistantText/Thinking deltas, ThinkingDone and Spinner, then per batch of tool
@@ -37,7 +40,7 @@ const (
 
 // All lists every event type, for the mirror test.
 var All = []Type{
-	OllamaStatus, RecentChanged,
+	OllamaStatus, RecentChanged, WorkspaceChanged,
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,

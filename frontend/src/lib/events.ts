@@ -4,6 +4,8 @@ import type { OllamaStatus } from './types'
 export const EventType = {
   OllamaStatus: "ollamaStatus",
   RecentChanged: "recentChanged",
+  // Files of the open workspace changed on disk; payload app.WorkspaceChangedPayload.
+  WorkspaceChanged: "workspaceChanged",
   // The agent's run; payloads in internal/agent/events.go.
   RunStarted: "runStarted",
   AssistantText: "assistantText",
@@ -33,7 +35,159 @@ export interface GantryEvent<P = unknown> {
   time: string
 }
 
+// Payloads of the agent's run: mirrors of internal/agent/events.go (Go is the source; names match).
+
+/** agent.Mode */
+export type AgentMode = 'agent' | 'explore' | 'plan' | 'review'
+/** agent.Status: how a run ended. */
+export type RunStatus = 'done' | 'failed' | 'cancelled' | 'iteration_limit'
+/** agent.ToolPath */
+export type ToolPath = 'native' | 'text' | ''
+/** The ActionPending… constants. */
+export type ActionStatus = 'pending' | 'running' | 'success' | 'error'
+
+/** agent.GitBranchOutcome */
+export interface GitBranchOutcome {
+  branch: string
+  status: 'created' | 'switched' | 'current' | 'skipped' | 'refused' | 'failed'
+  message: string
+}
+
+/** agent.RunStartedPayload: the person's message opens the run. */
+export interface RunStartedPayload {
+  mode: AgentMode
+  model: string
+  text: string
+  toolPath?: ToolPath
+  gitBranch?: GitBranchOutcome
+}
+
+/** agent.TextPayload: the whole cleaned text of the answer so far, not a piece. */
+export interface TextPayload {
+  iteration: number
+  text: string
+}
+
+/** agent.ThinkingDonePayload */
+export interface ThinkingDonePayload {
+  iteration: number
+  durationMs: number
+}
+
+/** agent.SpinnerPayload: "" clears it. */
+export interface SpinnerPayload {
+  label: string
+}
+
+/** agent.ProgressGroupPayload */
+export interface ProgressGroupPayload {
+  groupId: string
+  iteration: number
+  title?: string
+}
+
+/** agent.ToolActionPayload: one line of a progress group, sent again as it changes state. */
+export interface ToolActionPayload {
+  groupId: string
+  actionId: string
+  tool: string
+  status: ActionStatus
+  title: string
+  detail?: string
+  path?: string
+  startLine?: number
+  endLine?: number
+  command?: string
+  added?: number
+  removed?: number
+  errorKind?: string
+  durationMs?: number
+}
+
+/** agent.CommandOutputPayload */
+export interface CommandOutputPayload {
+  actionId: string
+  chunk: string
+}
+
+/** checkpoint.FileChange */
+export interface FileChange {
+  path: string
+  status: 'pending' | 'kept' | 'undone'
+  change: 'created' | 'modified' | 'deleted'
+  added: number
+  removed: number
+  binary?: boolean
+  conflict?: boolean
+}
+
+/** agent.RunFinishedPayload: Message is the final answer when done, else what stopped it. */
+export interface RunFinishedPayload {
+  status: RunStatus
+  message: string
+  filesChanged: FileChange[] | null
+}
+
+/** agent.ContextCompactedPayload */
+export interface ContextCompactedPayload {
+  before: number
+  after: number
+  summarisedMessages: number
+  fallback?: string
+}
+
+/** approval.Card: the approvalRequested payload. */
+export interface ApprovalCard {
+  id: string
+  kind: 'command' | 'edit'
+  command?: string
+  cwd?: string
+  severity?: 'none' | 'medium' | 'high' | 'critical'
+  reason?: string
+  path?: string
+  existed?: boolean
+  sensitive?: boolean
+  rule?: string
+}
+
+/** approval.ResolvedPayload */
+export interface ApprovalResolvedPayload {
+  id: string
+  outcome: 'allowed' | 'alwaysAllowed' | 'denied' | 'cancelled'
+  edited?: boolean
+  message?: string
+}
+
+/** app.WorkspaceChangedPayload: what changed on disk in the open workspace ("" is its root). */
+export interface WorkspaceChangedPayload {
+  root: string
+  /** Folders whose listing changed. */
+  dirs: string[]
+  /** Files and folders created, written, removed or renamed. */
+  paths: string[]
+  /** The lists were cut short: treat it like overflow. */
+  more: boolean
+  /** Events were lost: reload everything. */
+  overflow: boolean
+  /** Set when not every folder can be watched; shown to the user once. */
+  note?: string
+}
+
 export interface EventPayloads {
   ollamaStatus: OllamaStatus
   recentChanged: Record<string, never>
+  workspaceChanged: WorkspaceChangedPayload
+  runStarted: RunStartedPayload
+  assistantText: TextPayload
+  thinking: TextPayload
+  thinkingDone: ThinkingDonePayload
+  spinner: SpinnerPayload
+  progressGroupStarted: ProgressGroupPayload
+  toolAction: ToolActionPayload
+  commandOutput: CommandOutputPayload
+  progressGroupFinished: ProgressGroupPayload
+  runFinished: RunFinishedPayload
+  contextCompacted: ContextCompactedPayload
+  approvalRequested: ApprovalCard
+  approvalResolved: ApprovalResolvedPayload
 }

@@ -1,4 +1,5 @@
 // Mirrors of the Go types the bound services return (app/ and internal/ packages).
+import type { AgentMode, ApprovalCard, GantryEvent } from './events'
 
 /** app.RecentProject */
 export interface RecentProject {
@@ -55,6 +56,13 @@ export interface OllamaStatus {
 export interface Settings {
   ollamaHost: string
   defaultModel: string
+  /** How much the agent may do without asking: ask, default or full. */
+  permissionMode: 'ask' | 'default' | 'full'
+  autoApproveCommands: boolean
+  /** Caps the context window sent to Ollama; 0 = the built-in cap. */
+  numCtxCap: number
+  /** Bounds the model calls of one run; 0 = the mode's own limit. */
+  maxIterations: number
 }
 
 /** app.SettingsView */
@@ -75,3 +83,57 @@ export interface AppInfo {
   mode: 'desktop' | 'browser'
   dataDir: string
 }
+
+/** store.Session: one conversation in a workspace. */
+export interface Session {
+  id: string
+  workspacePath: string
+  title: string
+  mode: AgentMode
+  model: string
+  createdAt: string
+  updatedAt: string
+}
+
+/** app.SendRequest: Send starts a run and returns at once; the run streams events. */
+export interface SendRequest {
+  /** "" starts a new session. */
+  sessionId: string
+  text: string
+  mode: AgentMode
+  model: string
+  attachments: Attachment[]
+  plan: string
+}
+
+/** agent.Attachment: a file (or lines of one) added to the message; lines are 1-based, 0 = open end. */
+export interface Attachment {
+  path: string
+  startLine: number
+  endLine: number
+}
+
+/** app.SendResult */
+export interface SendResult {
+  sessionId: string
+  runId: string
+}
+
+/** app.ApprovalView: the card plus the whole file before and after an edit. */
+export interface ApprovalView {
+  card: ApprovalCard
+  before: string
+  after: string
+}
+
+/** approval.Decision: a person's answer to an approval. */
+export interface ApprovalDecision {
+  allowed: boolean
+  always?: boolean
+  ruleScope?: 'project' | 'user' | ''
+  message?: string
+  content?: string
+  acceptedHunks?: number[]
+}
+
+export type { GantryEvent }

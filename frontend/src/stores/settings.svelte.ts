@@ -18,9 +18,12 @@ export class SettingsStore {
     if (this.view.problem) notices.push('warning', 'app', this.view.problem)
   }
 
-  /** Saves and re-checks Ollama (the host may have changed). Rejects with the backend's message. */
-  async save(next: Settings) {
-    this.view = await settings.save(next)
+  /**
+   * Saves the changed fields and re-checks Ollama (the host may have changed). Fields this screen
+   * does not show keep their current values. Rejects with the backend's message.
+   */
+  async save(changes: Partial<Settings>) {
+    this.view = await settings.save({ ...this.view?.settings, ...changes } as Settings)
     await ollamaStore.refresh()
   }
 }

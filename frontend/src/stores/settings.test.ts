@@ -10,8 +10,9 @@ vi.mock('../lib/api', () => ({
   settings: { get: vi.fn(), save: vi.fn() },
   ollama: { status: vi.fn(), refresh: vi.fn() },
 }))
+const defaults = { ollamaHost: '', defaultModel: '', permissionMode: 'default', autoApproveCommands: false, numCtxCap: 0, maxIterations: 0 } as const
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({
-  settings: { ollamaHost: '', defaultModel: '' },
+  settings: { ...defaults },
   path: '/home/ada/.config/gantry/settings.json',
   problem: '',
   effectiveHost: 'http://127.0.0.1:11434',
@@ -39,9 +40,19 @@ describe('SettingsStore', () => {
     expect(notices.items).toEqual([])
   })
 
+  it('keeps the settings this screen does not show when it saves', async () => {
+    const loaded = { ...defaults, defaultModel: 'qwen3:4b', permissionMode: 'full', numCtxCap: 8192 } as const
+    vi.mocked(settings.get).mockResolvedValue(view({ settings: loaded }))
+    vi.mocked(settings.save).mockResolvedValue(view())
+    const store = new SettingsStore()
+    await store.load()
+    await store.save({ ollamaHost: 'gpu:11434' })
+    expect(settings.save).toHaveBeenCalledWith({ ...loaded, ollamaHost: 'gpu:11434' })
+  })
+
   it('re-checks Ollama after a successful save', async () => {
     const refresh = vi.spyOn(ollamaStore, 'refresh').mockResolvedValue()
-    vi.mocked(settings.save).mockResolvedValue(view({ settings: { ollamaHost: 'gpu:11434', defaultModel: '' } }))
+    vi.mocked(settings.save).mockResolvedValue(view({ settings: { ...defaults, ollamaHost: 'gpu:11434' } }))
     const store = new SettingsStore()
     await store.save({ ollamaHost: 'gpu:11434', defaultModel: '' })
     expect(store.view?.settings.ollamaHost).toBe('gpu:11434')

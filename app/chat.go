@@ -1,0 +1,243 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"gantry/internal/agent"
+	"gantry/internal/approval"
+	"gantry/internal/config"
+	"gantry/internal/events"
+	"gantry/internal/llm"
+	"gantry/internal/store"
+)
+
+// SendRequest is one message of the person (mirrored in frontend/src/lib/types.ts).
+type SendRequest struct {
+	SessionID   string             `json:"sessionId"` // "" starts a new session in the open workspace
+	Text        string             `json:"text"`
+	Mode        string             `json:"mode"`  // agent, explore, plan or review; "" is agent
+	Model       string             `json:"model"` // "" is the settings' default model
+	Attachments []agent.Attachment `json:"attachments"`
+	Plan        string             `json:"plan"` // an approved plan for this run to carry out
+}
+
+// SendResult names the run a message started; its events follow through the event stream.
+type SendResult struct {
+	SessionID string `json:"sessionId"`
+	RunID     string `json:"runId"`
+}
+
+// ApprovalDetail is a waiting approval with the file contents the card's diff needs, which the
+// approvalRequested event leaves out.
+type ApprovalDetail struct {
+	Card   approval.Card `json:"card"`
+	Before string        `json:"before"`
+	After  string        `json:"after"`
+}
+
+// runShutdownWait bounds how long closing the app waits for stopped runs to record their end.
+const runShutdownWait = 2 * time.Second
+
+// replayMaxPage bounds one page of Replay, so a long session loads in pieces.
+const replayMaxPage = 5000
+
+// ChatService runs the agent on the person's messages, in the background, one run at a time per
+// session, and lists, renames, deletes and replays sessions.
+type ChatService struct {
+	db        *store.DB
+	emitter   *events.Emitter
+	settings  *config.Store
+	workspace *WorkspaceService
+	approvals *approval.Manager
+	runs      *runs
+	ctx       context.Context
+}
+
+func newChatService(db *store.DB, emitter *events.Emitter, settings *config.Store, ws *WorkspaceService, rules approval.RuleStore) *ChatService {
+	emit := func(ctx context.Context, scope events.Scope, typ events.Type, payload any) error {
+		_, err := emitter.Emit(ctx, scope, typ, payload)
+		return err
+	}
+	return &ChatService{
+		db: db, emitter: emitter, settings: settings, workspace: ws,
+		approvals: approval.NewManager(emit, rules, policyOf(settings.Get())),
+		runs:      newRuns(), ctx: context.Background(),
+	}
+}
+
+func (s *ChatService) start(ctx context.Context) { s.ctx = ctx }
+
+// policyOf is the approval policy the settings choose.
+func policyOf(st config.Settings) approval.Policy {
+	return approval.Policy{Mode: approval.Mode(st.PermissionMode), AutoApproveCommands: st.AutoApproveCommands}
+}
+
+// settingsSaved applies a new permission mode to the approvals decided from now on, including
+// those of runs in progress.
+func (s *ChatService) settingsSaved(st config.Settings) { s.approvals.SetPolicy(policyOf(st)) }
+
+// Send starts a run on the message and returns at once; the run's events follow through the
+// emitter.
+func (s *ChatService) Send(req SendRequest) (SendResult, error) {
+	ws := s.workspace.Current()
+	if ws == nil {
+		return SendResult{}, errors.New("open a project folder first")
+	}
+	text := strings.TrimSpace(req.Text)
+	if text == "" && strings.TrimSpace(req.Plan) == "" {
+		return SendResult{}, errors.New("the message is empty")
+	}
+	mode := agent.ModeAgent
+	if req.Mode != "" {
+		m, err := agent.ParseMode(req.Mode)
+		if err != nil {
+			return SendResult{}, err
+		}
+		mode = m
+	}
+	st := s.settings.Get()
+	model := strings.TrimSpace(req.Model)
+	if model == "" {
+		model = st.DefaultModel
+	}
+	if model == "" {
+		return SendResult{}, errors.New("no model chosen: pick one in the chat or set a default model in Settings")
+	}
+	host, err := llm.ResolveHost(st.OllamaHost)
+	if err != nil {
+		return SendResult{}, err
+	}
+
+	sess, err := s.sessionFor(req.SessionID, ws.Path, text, mode, model)
+	if err != nil {
+		return SendResult{}, err
+	}
+	cs, run, ctx, err := s.runs.begin(s.ctx, sess.ID, func(approver *runApprover) (*agent.SessionTools, error) {
+		return agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver)
+	})
+	if err != nil {
+		return SendResult{}, err
+	}
+	s.approvals.SetPolicy(policyOf(st))
+	cs.approver.gate.Store(s.approvals.Gate(approval.GateOptions{
+		Scope: events.Scope{SessionID: sess.ID, RunID: run.id}, Workspace: sess.WorkspacePath,
+	}))
+	runner := cs.tools.Runner(llm.NewClient(host, http.DefaultClient), s.emitter)
+	runReq := agent.RunRequest{
+		SessionID: sess.ID, RunID: run.id, Workspace: sess.WorkspacePath, Mode: mode, Model: model,
+		Text: text, Attachments: req.Attachments, Plan: req.Plan,
+		NumCtxCap: st.NumCtxCap, MaxIterations: st.MaxIterations,
+	}
+	go func() {
+		defer s.runs.end(run)
+		if _, err := runner.Run(ctx, runReq); err != nil {
+			slog.Error("agent run", "session", sess.ID, "run", run.id, "err", err)
+		}
+	}()
+	return SendResult{SessionID: sess.ID, RunID: run.id}, nil
+}
+
+// sessionFor returns the session a message goes to: the given one, which must belong to the
+// open workspace, or a new one named after the message.
+func (s *ChatService) sessionFor(id, workspace, text string, mode agent.Mode, model string) (store.Session, error) {
+	if id == "" {
+		title := agent.SessionTitle(text)
+		if title == "" {
+			title = "Carry out the plan"
+		}
+		return s.db.CreateSession(s.ctx, store.Session{WorkspacePath: workspace, Title: title, Mode: string(mode), Model: model})
+	}
+	sess, err := s.db.GetSession(s.ctx, id)
+	if err != nil {
+		return store.Session{}, err
+	}
+	if sess.WorkspacePath != workspace {
+		return store.Session{}, errors.New("this session belongs to another project; open that project to continue it")
+	}
+	if s.runs.running(id) != "" {
+		return store.Session{}, ErrRunInProgress
+	}
+	if err := s.db.TouchSession(s.ctx, id); err != nil {
+		return store.Session{}, err
+	}
+	return sess, nil
+}
+
+// Stop cancels a run; it ends as cancelled, which its runFinished event says. Stopping a run that
+// already ended does nothing.
+func (s *ChatService) Stop(runID string) error {
+	s.runs.stop(runID)
+	return nil
+}
+
+// ActiveRun is the id of the session's run in progress, or "".
+func (s *ChatService) ActiveRun(sessionID string) (string, error) {
+	return s.runs.running(sessionID), nil
+}
+
+// Sessions lists the open workspace's sessions, the most recently active first (none when no
+// workspace is open).
+func (s *ChatService) Sessions() ([]store.Session, error) {
+	ws := s.workspace.Current()
+	if ws == nil {
+		return []store.Session{}, nil
+	}
+	return s.db.ListSessions(s.ctx, ws.Path)
+}
+
+// RenameSession sets a session's title.
+func (s *ChatService) RenameSession(id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return errors.New("the title is empty")
+	}
+	if r := []rune(title); len(r) > 200 {
+		title = string(r[:200])
+	}
+	return s.db.RenameSession(s.ctx, id, title)
+}
+
+// DeleteSession removes a session with its history and checkpoints; the files in the workspace
+// stay as they are. A session with a run in progress is refused.
+func (s *ChatService) DeleteSession(id string) error {
+	if err := s.runs.forget(id); err != nil {
+		return err
+	}
+	return s.db.DeleteSession(s.ctx, id)
+}
+
+// Replay returns up to limit of a session's events after afterSeq, as they were shown live.
+func (s *ChatService) Replay(sessionID string, afterSeq int64, limit int) ([]events.Event, error) {
+	if limit <= 0 || limit > replayMaxPage {
+		limit = replayMaxPage
+	}
+	return s.emitter.Replay(s.ctx, sessionID, afterSeq, limit)
+}
+
+// RespondApproval answers a waiting approval. It is the only way an approval is answered: the
+// answer must come from the person, never from the model.
+func (s *ChatService) RespondApproval(id string, d approval.Decision) error {
+	return s.approvals.Respond(id, d)
+}
+
+// Approval returns a waiting approval with the file contents for the card's diff.
+func (s *ChatService) Approval(id string) (ApprovalDetail, error) {
+	req, ok := s.approvals.Pending(id)
+	if !ok {
+		return ApprovalDetail{}, fmt.Errorf("approval %s: %w", id, approval.ErrUnknown)
+	}
+	return ApprovalDetail{Card: req.Card, Before: req.Before, After: req.After}, nil
+}
+
+// shutdown stops the runs and waits briefly for them to record how they ended.
+func (s *ChatService) shutdown() {
+	if !s.runs.shutdown(runShutdownWait) {
+		slog.Warn("agent runs still finishing at shutdown", "waited", runShutdownWait)
+	}
+}
