@@ -1,6 +1,20 @@
 // Typed wrappers over the bound Go services. Components call these, never bridge.call directly.
 import { call } from './bridge'
-import type { AppInfo, DirListing, OllamaStatus, RecentProject, Settings, SettingsView, WorkspaceInfo } from './types'
+import type { GantryEvent } from './events'
+import type {
+  AppInfo,
+  ApprovalDecision,
+  ApprovalView,
+  DirListing,
+  OllamaStatus,
+  RecentProject,
+  SendRequest,
+  SendResult,
+  Session,
+  Settings,
+  SettingsView,
+  WorkspaceInfo,
+} from './types'
 
 export const workspaces = {
   recent: () => call<RecentProject[]>('WorkspaceService', 'Recent'),
@@ -32,4 +46,20 @@ export const settings = {
 
 export const app = {
   info: () => call<AppInfo>('AppService', 'Info'),
+}
+
+export const chat = {
+  /** Starts a run (a new session when sessionId is ""); resolves at once, the run streams events. */
+  send: (req: SendRequest) => call<SendResult>('ChatService', 'Send', req),
+  stop: (runId: string) => call<void>('ChatService', 'Stop', runId),
+  /** The run going on in a session, or "". */
+  activeRun: (sessionId: string) => call<string>('ChatService', 'ActiveRun', sessionId),
+  sessions: () => call<Session[]>('ChatService', 'Sessions'),
+  renameSession: (id: string, title: string) => call<void>('ChatService', 'RenameSession', id, title),
+  deleteSession: (id: string) => call<void>('ChatService', 'DeleteSession', id),
+  /** A session's stored events after afterSeq, oldest first, at most limit. */
+  replay: (sessionId: string, afterSeq: number, limit: number) =>
+    call<GantryEvent[]>('ChatService', 'Replay', sessionId, afterSeq, limit),
+  respondApproval: (id: string, decision: ApprovalDecision) => call<void>('ChatService', 'RespondApproval', id, decision),
+  approval: (id: string) => call<ApprovalView>('ChatService', 'Approval', id),
 }

@@ -111,3 +111,14 @@ describe('splitCode', () => {
     expect(splitCode('')).toEqual([])
   })
 })
+
+import { duration, seconds } from './format'
+
+describe('seconds and duration', () => {
+  it.each([[200, '1s'], [8200, '8s'], [59_400, '59s'], [65_000, '1m 5s']])('seconds(%i) is %s', (ms, want) => {
+    expect(seconds(ms)).toBe(want)
+  })
+  it.each([[0, ''], [12, '12ms'], [900, '900ms'], [1234, '1.2s'], [14_000, '14s'], [123_000, '2m 3s']])('duration(%i) is %s', (ms, want) => {
+    expect(duration(ms)).toBe(want)
+  })
+})

@@ -93,3 +93,17 @@ export function splitCode(text: string): TextPart[] {
     rest = rest.slice(close + 1)
   }
 }
+
+/** "Thought for 8s": whole seconds (at least 1), minutes past a minute ("1m 5s"). */
+export function seconds(ms: number): string {
+  const s = Math.max(1, Math.round(ms / 1000))
+  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m ${s % 60}s`
+}
+
+/** A tool action's duration: "12ms", "0.9s", "14s", "2m 3s"; "" when unknown. */
+export function duration(ms: number): string {
+  if (!ms || ms < 0) return ''
+  if (ms < 1000) return `${Math.round(ms)}ms`
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)}s`
+  return seconds(ms)
+}

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { workspaces } from '../lib/api'
 import { BackendError } from '../lib/bridge'
+import type { WorkspaceChangedPayload } from '../lib/events'
 import type { DirListing } from '../lib/types'
 import { FileTree } from './filetree.svelte'
 
@@ -9,7 +10,10 @@ const listDir = vi.mocked(workspaces.listDir)
 
 const entry = (path: string, isDir = false) => ({ name: path.split('/').pop()!, path, isDir, size: 1, link: false })
 
-beforeEach(() => listDir.mockReset())
+// A block body: a function returned from beforeEach would run as its cleanup (calling listDir).
+beforeEach(() => {
+  listDir.mockReset()
+})
 
 describe('FileTree', () => {
   it('lists a folder the first time it is expanded only', async () => {
@@ -71,5 +75,85 @@ describe('FileTree', () => {
     await tree.load('')
     expect(tree.folders.locked).toMatchObject({ status: 'loaded', error: '' })
     expect(listDir).toHaveBeenCalledTimes(3)
+  })
+
+  describe('applyChange', () => {
+    const change = (dirs: string[], extra: Partial<WorkspaceChangedPayload> = {}): WorkspaceChangedPayload => ({
+      root: '/proj',
+      dirs,
+      paths: [],
+      more: false,
+      overflow: false,
+      ...extra,
+    })
+
+    async function treeWith(listings: Record<string, string[]>) {
+      listDir.mockImplementation(async (path) => ({
+        entries: (listings[path] ?? []).map((p) => entry(p, !p.includes('.'))),
+        truncated: 0,
+      }))
+      const tree = new FileTree()
+      await tree.expand('')
+      await tree.expand('src')
+      await tree.expand('src/lib')
+      tree.collapse('src/lib')
+      listDir.mockClear()
+      return tree
+    }
+
+    it('lists the changed folders it already shows again, keeping expansion', async () => {
+      const listings: Record<string, string[]> = { '': ['src', 'docs'], src: ['src/lib', 'src/a.ts'], 'src/lib': [] }
+      const tree = await treeWith(listings)
+      listings.src = ['src/lib', 'src/a.ts', 'src/b.ts']
+      await tree.applyChange(change(['src', 'docs']))
+      expect(listDir.mock.calls).toEqual([['src']]) // docs was never expanded: it is listed when it is
+      expect(tree.folders.src.entries.map((e) => e.path)).toEqual(['src/lib', 'src/a.ts', 'src/b.ts'])
+      expect(tree.isExpanded('')).toBe(true)
+      expect(tree.isExpanded('src')).toBe(true)
+      expect(tree.isExpanded('src/lib')).toBe(false)
+    })
+
+    it('keeps the old entries on screen while listing again', async () => {
+      const tree = await treeWith({ '': ['a.txt'] })
+      let resolve!: (l: DirListing) => void
+      listDir.mockReturnValue(new Promise((r) => (resolve = r)))
+      const done = tree.applyChange(change(['']))
+      expect(tree.folders[''].status).toBe('loaded')
+      expect(tree.folders[''].entries.map((e) => e.path)).toEqual(['a.txt'])
+      resolve({ entries: [entry('b.txt')], truncated: 0 })
+      await done
+      expect(tree.folders[''].entries.map((e) => e.path)).toEqual(['b.txt'])
+    })
+
+    it('reloads every listed folder on overflow or a list cut short', async () => {
+      for (const extra of [{ overflow: true }, { more: true }]) {
+        const tree = await treeWith({ '': ['src'], src: ['src/lib'], 'src/lib': [] })
+        await tree.applyChange(change([], extra))
+        expect(listDir.mock.calls.map((c) => c[0]).sort()).toEqual(['', 'src', 'src/lib'])
+      }
+    })
+
+    it('forgets folders that are gone, so one created again starts collapsed', async () => {
+      const listings: Record<string, string[]> = { '': ['src'], src: ['src/lib'], 'src/lib': [] }
+      const tree = await treeWith(listings)
+      await tree.expand('src/lib')
+      listings[''] = []
+      await tree.applyChange(change(['']))
+      expect(Object.keys(tree.folders)).toEqual([''])
+      expect(tree.isExpanded('src')).toBe(false)
+      expect(tree.isExpanded('src/lib')).toBe(false)
+    })
+
+    it('lets the newest listing win when answers arrive out of order', async () => {
+      const tree = await treeWith({ '': [] })
+      const answers: ((l: DirListing) => void)[] = []
+      listDir.mockImplementation(() => new Promise((r) => answers.push(r)))
+      const first = tree.applyChange(change(['']))
+      const second = tree.applyChange(change(['']))
+      answers[1]({ entries: [entry('new.txt')], truncated: 0 })
+      answers[0]({ entries: [entry('old.txt')], truncated: 0 })
+      await Promise.all([first, second])
+      expect(tree.folders[''].entries.map((e) => e.path)).toEqual(['new.txt'])
+    })
   })
 })

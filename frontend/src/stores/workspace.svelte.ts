@@ -1,6 +1,8 @@
 // The project folder open in this window. Opening can fail in ways the user must read (a file was
 // dropped, several items, a missing folder, a folder too broad such as $HOME): those become notices.
 import { workspaces } from '../lib/api'
+import { onEvent } from '../lib/bridge'
+import { EventType, type GantryEvent, type WorkspaceChangedPayload } from '../lib/events'
 import type { WorkspaceInfo } from '../lib/types'
 import { FileTree, rootPath } from './filetree.svelte'
 import { messageOf, notices } from './notices.svelte'
@@ -12,9 +14,15 @@ export class WorkspaceStore {
   opening = $state(false)
   /** The first current() answered; until then neither screen is shown, so nothing flashes. */
   ready = $state(false)
+  /** The watcher's note (not every folder is watched) was shown for this project already. */
+  #noteShown = false
+  /** A Close still on its way to the backend; an open waits for it, or the backend could apply
+   * the Close after the open and leave the new project closed. */
+  #closing: Promise<unknown> | null = null
 
   #enter(info: WorkspaceInfo) {
     this.current = info
+    this.#noteShown = false
     this.tree = new FileTree()
     void this.tree.expand(rootPath)
   }
@@ -22,6 +30,7 @@ export class WorkspaceStore {
   async #open(request: () => Promise<WorkspaceInfo>): Promise<boolean> {
     this.opening = true
     notices.clear('open')
+    await this.#closing
     try {
       this.#enter(await request())
       return true
@@ -65,13 +74,37 @@ export class WorkspaceStore {
     if (path) await this.open(path)
   }
 
+  /** Files changed on disk: the tree lists the affected folders again. Events about a project
+   * that is no longer open are dropped. */
+  handleEvent(e: GantryEvent) {
+    if (e.type !== EventType.WorkspaceChanged) return
+    const change = e.payload as WorkspaceChangedPayload
+    if (!this.current || change.root !== this.current.path) return
+    void this.tree?.applyChange(change)
+    if (change.note && !this.#noteShown) {
+      this.#noteShown = true
+      notices.push('warning', 'app', change.note)
+    }
+  }
+
+  /** Follows file changes on disk. Returns the unsubscribe function. */
+  start(): () => void {
+    return onEvent((e) => this.handleEvent(e))
+  }
+
   async close() {
+    const closing = this.current
+    this.#closing = workspaces.close()
     try {
-      await workspaces.close()
+      await this.#closing
     } catch (err) {
       notices.push('error', 'app', `Could not close the project: ${messageOf(err)}`)
       return
+    } finally {
+      this.#closing = null
     }
+    // Another project may have opened while the Close was on its way; leave that one open.
+    if (this.current !== closing) return
     this.current = null
     this.tree = null
     notices.clear('open')

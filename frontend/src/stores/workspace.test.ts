@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { workspaces } from '../lib/api'
 import { BackendError } from '../lib/bridge'
+import { EventType } from '../lib/events'
 import { notices } from './notices.svelte'
 import { WorkspaceStore } from './workspace.svelte'
 
@@ -92,5 +93,28 @@ describe('WorkspaceStore', () => {
     expect(api.close).toHaveBeenCalled()
     expect(store.current).toBeNull()
     expect(store.tree).toBeNull()
+  })
+
+  it('reloads changed folders for the open project and shows the watch note once', async () => {
+    api.open.mockResolvedValue(proj)
+    const store = new WorkspaceStore()
+    await store.open('/home/ada/proj')
+    api.listDir.mockClear()
+    const changed = (root: string, note = '') => ({
+      id: 'e', seq: 1, sessionId: '', runId: '', time: '', type: EventType.WorkspaceChanged,
+      payload: { root, dirs: [''], paths: ['a.txt'], more: false, overflow: false, note },
+    })
+
+    store.handleEvent(changed('/home/ada/other'))
+    expect(api.listDir).not.toHaveBeenCalled()
+
+    const note = 'Watching 3 of 6 folders: the system\'s inotify limit is reached'
+    store.handleEvent(changed(proj.path, note))
+    store.handleEvent(changed(proj.path, note))
+    await vi.waitFor(() => expect(api.listDir).toHaveBeenCalledWith(''))
+    expect(notices.in('app').map((n) => n.text)).toEqual([note])
+    notices.items = []
+    store.handleEvent(changed(proj.path, note))
+    expect(notices.items, 'a dismissed note stays dismissed').toEqual([])
   })
 })

@@ -1,0 +1,166 @@
+// The chat: a real `gantry serve`, a real agent run against fake Ollama, scripted turn by turn
+// through its control endpoint, rendered in Chromium.
+import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
+import { mkdirSync } from 'node:fs'
+import type { Page } from 'playwright-core'
+import { see } from './see'
+import { closeAll, dropPaths, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { makeProject } from './fixtures'
+
+const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
+
+let dirs: ReturnType<typeof tempDirs>
+let gantry: Gantry
+let fake: FakeOllama
+let page: Page
+let errors: string[]
+
+beforeEach(async () => {
+  fake = await startFakeOllama()
+  dirs = tempDirs()
+  gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
+})
+afterEach(async () => {
+  await page?.context().close()
+  await gantry.stop()
+  await fake.stop()
+  dirs.cleanup()
+})
+afterAll(closeAll)
+
+async function turns(list: unknown[]) {
+  const res = await fetch(`${fake.url}/_fake/turns`, { method: 'POST', body: JSON.stringify(list) })
+  expect(res.ok).toBe(true)
+}
+
+async function open(scheme: 'light' | 'dark' = 'light', model = 'qwen3:4b') {
+  ;({ page, errors } = await openPage(gantry.url, scheme))
+  await dropPaths(page, [makeProject()])
+  await see(page.getByRole('button', { name: 'Close project' })).toBeVisible()
+  if (!model) return
+  // Without a default model in the settings the first installed one is preselected.
+  await see(page.getByLabel('Model')).toHaveValue('llama3.2:3b')
+  await page.getByLabel('Model').selectOption(model)
+}
+
+async function send(text: string) {
+  const box = page.getByLabel('Task', { exact: true })
+  await box.fill(text)
+  await box.press('Enter')
+}
+
+async function uiShot(name: string) {
+  mkdirSync(uiShots, { recursive: true })
+  await page.screenshot({ path: `${uiShots}/${name}.png` })
+}
+
+const readThenAnswer = (delayMs = 0) => [
+  {
+    chunkDelayMs: delayMs,
+    chunks: [
+      { thinking: 'The README should say what this project is. ' },
+      { thinking: 'Let me read it first.' },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] },
+    ],
+  },
+  {
+    chunkDelayMs: delayMs,
+    chunks: [
+      { content: 'Done **here**. The README is a one-line title:\n\n' },
+      { content: '```md\n# Sample\n```\n\nNothing else to change. [TASK_COMPLETE]' },
+    ],
+  },
+]
+
+test('a task streams thinking, a progress group and a rendered answer', async () => {
+  await turns(readThenAnswer(150))
+  await open()
+  await send('What does the README say?')
+
+  await see(page.getByText('What does the README say?')).toBeVisible()
+  const thinking = page.getByTestId('thinking').first()
+  await see(thinking).toContainText('Thought for')
+  const group = page.getByTestId('progress-group').first()
+  await see(group).toContainText('Reading files')
+  // read_file shows its 100-line chunks as actions of their own; all of them succeed.
+  await see(group.locator('[data-testid="action"][data-status="success"]').first()).toBeVisible()
+  await see(group.locator('[data-testid="action"]:not([data-status="success"])')).toHaveCount(0)
+  await see(group).toContainText('README.md')
+  await see(page.getByTestId('assistant-message')).toHaveCount(1)
+  await uiShot('chat-running-light')
+
+  const answer = page.getByTestId('assistant-message').last()
+  await see(answer.locator('strong', { hasText: 'here' })).toBeVisible()
+  await see(answer.locator('pre code')).toContainText('# Sample')
+  await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
+  expect(await page.locator('.chat').textContent()).not.toContain('TASK_COMPLETE')
+
+  // The thinking block expands to the model's reasoning.
+  await thinking.getByRole('button').click()
+  await see(thinking).toContainText('Let me read it first.')
+  await see(page.getByRole('button', { name: /Send/ })).toBeVisible()
+  await uiShot('chat-finished-light')
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await uiShot('chat-finished-dark')
+
+  // A reload shows the same conversation again, from the stored events.
+  await page.reload()
+  await see(page.getByTestId('assistant-message').last().locator('strong', { hasText: 'here' })).toBeVisible()
+  await see(page.getByTestId('progress-group')).toHaveCount(1)
+  expect(errors).toEqual([])
+})
+
+test('hostile Markdown in an answer runs no script', async () => {
+  await turns([
+    {
+      chunks: [
+        {
+          content:
+            'Look: <script>window.__xss = 1</script> <img src=x onerror="window.__xss = 2"> ' +
+            '<svg onload="window.__xss = 3"></svg> <iframe src="javascript:parent.__xss = 4"></iframe>\n\n' +
+            '[click me](javascript:window.__xss=5) and [docs](https://example.com) [TASK_COMPLETE]',
+        },
+      ],
+    },
+  ])
+  await open()
+  let dialogs = 0
+  page.on('dialog', (d) => {
+    dialogs++
+    void d.dismiss()
+  })
+  await send('Say something nasty')
+  const answer = page.getByTestId('assistant-message').last()
+  await see(answer).toContainText('click me')
+  await see(answer).toContainText('<script>')
+  await answer.getByText('click me').click()
+  await page.waitForTimeout(300)
+  expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined()
+  expect(dialogs).toBe(0)
+  await see(answer.locator('script, img, svg, iframe')).toHaveCount(0)
+  expect(await answer.getByText('click me').getAttribute('href')).toBeNull()
+  await see(answer.locator('a[href="https://example.com"][rel="noopener noreferrer"]')).toHaveCount(1)
+})
+
+test('Stop ends a slow run and shows it as stopped', async () => {
+  await turns(readThenAnswer(400))
+  await open('dark')
+  await send('What does the README say?')
+  const stop = page.getByRole('button', { name: 'Stop' })
+  await see(stop).toBeVisible()
+  await see(page.getByTestId('thinking').first()).toContainText('Thinking')
+  await uiShot('chat-running-dark')
+  await stop.click()
+  await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'cancelled')
+  await see(page.getByRole('button', { name: /Send/ })).toBeVisible()
+  await uiShot('chat-stopped-dark')
+  expect(errors).toEqual([])
+})
+
+test('Send without a reachable Ollama shows the error and keeps the text', async () => {
+  await fake.stop()
+  await open('light', '')
+  await send('Anything')
+  await see(page.getByTestId('chat-error')).toBeVisible()
+  await see(page.getByLabel('Task', { exact: true })).toHaveValue('Anything')
+})

@@ -1,0 +1,177 @@
+// The chat panel's state: which session is shown, its transcript (built from events only), and
+// sending or stopping a run. Runs stream events; Send only starts one.
+import { chat } from '../lib/api'
+import { onEvent } from '../lib/bridge'
+import type { AgentMode, GantryEvent } from '../lib/events'
+import { messageOf } from './notices.svelte'
+import { isRunEvent, Transcript } from './transcript.svelte'
+
+export const modes: { id: AgentMode; label: string; hint: string }[] = [
+  { id: 'agent', label: 'Agent', hint: 'Reads, edits and runs commands; risky steps wait for you' },
+  { id: 'explore', label: 'Explore', hint: 'Reads and answers; changes nothing' },
+  { id: 'plan', label: 'Plan', hint: 'Writes a plan to review before anything changes' },
+  { id: 'review', label: 'Review', hint: 'Reviews the changes in the project' },
+]
+
+/** Replay pages: big enough that a normal session loads in one or two calls. */
+const replayPage = 1000
+
+export { Transcript }
+export type { Action, Group, Item, Turn } from './transcript.svelte'
+
+export class ChatStore {
+  /** The session shown; "" until the first send starts one. */
+  sessionId = $state('')
+  mode = $state<AgentMode>('agent')
+  /** The model picked in the panel; "" means the default (settings, else the first installed). */
+  model = $state('')
+  /** A Send or Stop is in flight. */
+  sending = $state(false)
+  stopping = $state(false)
+  /** Why the last Send or Stop failed, shown next to the input. */
+  error = $state('')
+  /** A replay is loading the shown session. */
+  loading = $state(false)
+
+  /** The workspace the shown session belongs to; sessions are per workspace. */
+  private workspace = ''
+  private transcripts = $state<Record<string, Transcript>>({})
+  /** The run Send started, until its runFinished arrives (its runStarted may come later). */
+  private startedRun = $state('')
+  /** Live events that came in while their session replays; applied after it, duplicates dropped. */
+  private held = new Map<string, GantryEvent[]>()
+
+  transcript(sessionId: string): Transcript {
+    let t = this.transcripts[sessionId]
+    if (!t) {
+      t = new Transcript(sessionId)
+      this.transcripts[sessionId] = t
+    }
+    return t
+  }
+
+  /** The shown session's transcript, or null before the first send. */
+  get current(): Transcript | null {
+    return this.sessionId ? (this.transcripts[this.sessionId] ?? null) : null
+  }
+
+  /** The run going on in the shown session, or "". */
+  get activeRun(): string {
+    const running = this.current?.running
+    if (running) return running.runId
+    if (!this.startedRun) return ''
+    const seen = this.current?.turns.find((t) => t.runId === this.startedRun)
+    return seen && seen.status !== 'running' ? '' : this.startedRun
+  }
+
+  get busy(): boolean {
+    return this.sending || this.activeRun !== ''
+  }
+
+  handleEvent(e: GantryEvent) {
+    if (!isRunEvent(e)) return
+    const held = this.held.get(e.sessionId)
+    if (held) {
+      held.push(e)
+      return
+    }
+    this.transcript(e.sessionId).apply(e)
+    if (e.type === 'runFinished' && e.runId === this.startedRun) this.startedRun = ''
+  }
+
+  /** Starts a run. Resolves true when it started (the caller clears the input), false on an error. */
+  async send(text: string, model: string): Promise<boolean> {
+    text = text.trim()
+    if (!text || this.busy) return false
+    this.sending = true
+    this.error = ''
+    try {
+      const res = await chat.send({ sessionId: this.sessionId, text, mode: this.mode, model, attachments: [], plan: '' })
+      this.transcript(res.sessionId)
+      this.sessionId = res.sessionId
+      remember(this.workspace, res.sessionId)
+      const seen = this.current?.turns.find((t) => t.runId === res.runId)
+      this.startedRun = seen && seen.status !== 'running' ? '' : res.runId
+      return true
+    } catch (err) {
+      this.error = messageOf(err)
+      return false
+    } finally {
+      this.sending = false
+    }
+  }
+
+  async stop() {
+    const runId = this.activeRun
+    if (!runId || this.stopping) return
+    this.stopping = true
+    this.error = ''
+    try {
+      await chat.stop(runId)
+    } catch (err) {
+      this.error = messageOf(err)
+    } finally {
+      this.stopping = false
+    }
+  }
+
+  /** Shows a stored session: replays its events, holding live ones until the replay is in. */
+  async open(sessionId: string) {
+    this.sessionId = sessionId
+    this.error = ''
+    if (!sessionId) return
+    const t = this.transcript(sessionId)
+    this.held.set(sessionId, [])
+    this.loading = true
+    try {
+      for (;;) {
+        const page = await chat.replay(sessionId, t.lastSeq, replayPage)
+        for (const e of page) t.apply(e)
+        if (page.length < replayPage) break
+      }
+      const running = await chat.activeRun(sessionId)
+      if (running) this.startedRun = running
+    } catch (err) {
+      this.error = `Could not load the conversation: ${messageOf(err)}`
+    } finally {
+      const held = this.held.get(sessionId) ?? []
+      this.held.delete(sessionId)
+      this.loading = false
+      for (const e of held) this.handleEvent(e)
+    }
+  }
+
+  /** Follows the open workspace: another project shows its own remembered session, or none. */
+  async bindWorkspace(path: string) {
+    if (path === this.workspace) return
+    this.workspace = path
+    this.newSession()
+    const id = remembered(path)
+    if (id) await this.open(id)
+  }
+
+  /** Back to an empty panel; the next send starts a new session. */
+  newSession() {
+    this.sessionId = ''
+    this.startedRun = ''
+    this.error = ''
+  }
+
+  /** Listens for run events. Returns the unsubscribe function. */
+  start(): () => void {
+    return onEvent((e) => this.handleEvent(e))
+  }
+}
+
+const rememberKey = (workspace: string) => `gantry-chat-session:${workspace}`
+
+/** The session shown per workspace survives a reload of this window (not a restart). */
+function remember(workspace: string, sessionId: string) {
+  if (workspace && typeof sessionStorage !== 'undefined') sessionStorage.setItem(rememberKey(workspace), sessionId)
+}
+
+function remembered(workspace: string): string {
+  return typeof sessionStorage !== 'undefined' ? (sessionStorage.getItem(rememberKey(workspace)) ?? '') : ''
+}
+
+export const chatStore = new ChatStore()

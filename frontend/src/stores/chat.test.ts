@@ -1,0 +1,204 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { chat } from '../lib/api'
+import { BackendError } from '../lib/bridge'
+import type { GantryEvent } from '../lib/events'
+import { ChatStore, Transcript } from './chat.svelte'
+
+vi.mock('../lib/api', () => ({
+  chat: { send: vi.fn(), stop: vi.fn(), replay: vi.fn(), activeRun: vi.fn() },
+}))
+vi.mock('../lib/bridge', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../lib/bridge')>()),
+  onEvent: vi.fn(() => () => {}),
+}))
+
+beforeEach(() => vi.clearAllMocks())
+
+let seq = 0
+const ev = (type: string, payload: unknown, over: Partial<GantryEvent> = {}): GantryEvent =>
+  ({ id: `e${++seq}`, seq, sessionId: 's1', runId: 'r1', type, payload, time: '', ...over }) as GantryEvent
+
+/** A run that thinks, reads a file, runs a command and answers. */
+function run(): GantryEvent[] {
+  seq = 0
+  return [
+    ev('runStarted', { mode: 'agent', model: 'qwen3:4b', text: 'Fix the build', toolPath: 'native' }),
+    ev('thinking', { iteration: 1, text: 'Let me' }),
+    ev('thinking', { iteration: 1, text: 'Let me look.' }),
+    ev('thinkingDone', { iteration: 1, durationMs: 8200 }),
+    ev('spinner', { label: 'Reading README.md…' }),
+    ev('progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Reading files' }),
+    ev('toolAction', { groupId: 'g1', actionId: 'a1', tool: 'read_file', status: 'running', title: 'Read README.md', path: 'README.md' }),
+    ev('toolAction', { groupId: 'g1', actionId: 'a1', tool: 'read_file', status: 'success', title: 'Read README.md', path: 'README.md', startLine: 1, endLine: 40, durationMs: 12 }),
+    ev('toolAction', { groupId: 'g1', actionId: 'a2', tool: 'run_command', status: 'running', title: 'Run go build', command: 'go build ./...' }),
+    ev('commandOutput', { actionId: 'a2', chunk: 'main.go:3: ' }),
+    ev('commandOutput', { actionId: 'a2', chunk: 'undefined: x\n' }),
+    ev('toolAction', { groupId: 'g1', actionId: 'a2', tool: 'run_command', status: 'error', title: 'Run go build', command: 'go build ./...', detail: 'exit 1', durationMs: 900 }),
+    ev('progressGroupFinished', { groupId: 'g1', iteration: 1 }),
+    ev('assistantText', { iteration: 2, text: 'Done' }),
+    ev('assistantText', { iteration: 2, text: 'Done **here**.' }),
+    ev('runFinished', { status: 'done', message: 'Done **here**.', filesChanged: null }),
+  ]
+}
+
+describe('Transcript', () => {
+  it('builds a turn from a run', () => {
+    const t = new Transcript('s1')
+    const events = run()
+    for (const e of events.slice(0, 9)) t.apply(e)
+    let turn = t.turns[0]
+    expect(turn.text).toBe('Fix the build')
+    expect(turn.status).toBe('running')
+    expect(turn.spinner).toBe('Reading README.md…')
+    expect(turn.items[0]).toEqual({ kind: 'thinking', iteration: 1, text: 'Let me look.', done: true, durationMs: 8200 })
+    for (const e of events.slice(9)) t.apply(e)
+    turn = t.turns[0]
+    expect(turn.items.map((i) => i.kind)).toEqual(['thinking', 'group', 'text'])
+    const group = turn.items[1].kind === 'group' ? turn.items[1].group : null
+    expect(group?.title).toBe('Reading files')
+    expect(group?.finished).toBe(true)
+    expect(turn.spinner).toBe('')
+    expect(group?.actions.map((a) => [a.id, a.status])).toEqual([['a1', 'success'], ['a2', 'error']])
+    expect(group?.actions[0]).toMatchObject({ path: 'README.md', startLine: 1, endLine: 40, durationMs: 12 })
+    expect(group?.actions[1]).toMatchObject({ output: 'main.go:3: undefined: x\n', detail: 'exit 1', durationMs: 900 })
+    expect(turn.items[2]).toEqual({ kind: 'text', iteration: 2, text: 'Done **here**.' })
+    expect(turn).toMatchObject({ status: 'done', message: 'Done **here**.', spinner: '', filesChanged: [] })
+    expect(t.running).toBeUndefined()
+  })
+
+  it('drops events at or below the last seq, so a replay and the live stream can overlap', () => {
+    const events = run()
+    const t = new Transcript('s1')
+    for (const e of events.slice(0, 11)) t.apply(e)
+    // The live stream delivers what the replay already had, then goes on.
+    for (const e of events.slice(8)) t.apply(e)
+    const group = t.turns[0].items[1].kind === 'group' ? t.turns[0].items[1].group : null
+    expect(group?.actions[1].output).toBe('main.go:3: undefined: x\n')
+    expect(t.turns).toHaveLength(1)
+    expect(t.lastSeq).toBe(events.length)
+  })
+
+  it('renders a replay exactly like the live stream', () => {
+    const live = new Transcript('s1')
+    const replayed = new Transcript('s1')
+    const events = run()
+    events.forEach((e) => live.apply(e))
+    ;[...events, ...events].forEach((e) => replayed.apply(e))
+    expect(JSON.stringify(replayed.turns)).toBe(JSON.stringify(live.turns))
+  })
+
+  it('ignores other sessions and app-wide events', () => {
+    const t = new Transcript('s1')
+    expect(t.apply(ev('runStarted', { text: 'x' }, { sessionId: 's2' }))).toBe(false)
+    expect(t.apply(ev('ollamaStatus', {}, { sessionId: '' }))).toBe(false)
+    expect(t.turns).toHaveLength(0)
+  })
+
+  it('keeps a cancelled run with its message and closes what was still open', () => {
+    seq = 0
+    const t = new Transcript('s1')
+    t.apply(ev('runStarted', { mode: 'agent', model: 'm', text: 'Go' }))
+    t.apply(ev('thinking', { iteration: 1, text: 'Hmm' }))
+    t.apply(ev('progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Running a command' }))
+    t.apply(ev('spinner', { label: 'Running make…' }))
+    t.apply(ev('runFinished', { status: 'cancelled', message: 'Stopped by you.', filesChanged: [] }))
+    const turn = t.turns[0]
+    expect(turn).toMatchObject({ status: 'cancelled', message: 'Stopped by you.', spinner: '' })
+    expect(turn.items[0]).toMatchObject({ kind: 'thinking', done: true })
+    expect(turn.items[1]).toMatchObject({ kind: 'group', group: { finished: true } })
+  })
+
+  it('gives a run seen only from its middle a turn of its own', () => {
+    seq = 10
+    const t = new Transcript('s1')
+    t.apply(ev('assistantText', { iteration: 3, text: 'Partial' }, { runId: 'r9' }))
+    expect(t.turns[0]).toMatchObject({ runId: 'r9', text: '', status: 'running' })
+    t.apply(ev('runStarted', { mode: 'plan', model: 'm', text: 'late' }, { runId: 'r9' }))
+    expect(t.turns).toHaveLength(1)
+  })
+
+  it('starts a new turn per run', () => {
+    seq = 0
+    const t = new Transcript('s1')
+    t.apply(ev('runStarted', { text: 'one' }))
+    t.apply(ev('runFinished', { status: 'failed', message: 'Ollama is not reachable', filesChanged: [] }))
+    t.apply(ev('runStarted', { text: 'two' }, { runId: 'r2' }))
+    expect(t.turns.map((x) => [x.text, x.status])).toEqual([['one', 'failed'], ['two', 'running']])
+    expect(t.running?.runId).toBe('r2')
+  })
+})
+
+describe('ChatStore', () => {
+  it('send starts a session, tracks the run until runFinished, and stop stops it', async () => {
+    vi.mocked(chat.send).mockResolvedValue({ sessionId: 's1', runId: 'r1' })
+    const store = new ChatStore()
+    store.mode = 'explore'
+    expect(await store.send('  Fix the build ', 'qwen3:4b')).toBe(true)
+    expect(chat.send).toHaveBeenCalledWith({ sessionId: '', text: 'Fix the build', mode: 'explore', model: 'qwen3:4b', attachments: [], plan: '' })
+    expect(store.sessionId).toBe('s1')
+    expect(store.activeRun).toBe('r1')
+    expect(store.busy).toBe(true)
+    expect(await store.send('again', 'm')).toBe(false)
+
+    await store.stop()
+    expect(chat.stop).toHaveBeenCalledWith('r1')
+    seq = 0
+    store.handleEvent(ev('runStarted', { text: 'Fix the build' }))
+    store.handleEvent(ev('runFinished', { status: 'cancelled', message: '', filesChanged: [] }))
+    expect(store.activeRun).toBe('')
+    expect(store.current?.turns[0].status).toBe('cancelled')
+
+    vi.mocked(chat.send).mockResolvedValue({ sessionId: 's1', runId: 'r2' })
+    await store.send('next', 'm')
+    expect(vi.mocked(chat.send).mock.calls[1][0].sessionId).toBe('s1')
+  })
+
+  it('knows a run that finished before Send returned is over', async () => {
+    const store = new ChatStore()
+    seq = 0
+    vi.mocked(chat.send).mockImplementation(async () => {
+      store.handleEvent(ev('runStarted', { text: 'x' }))
+      store.handleEvent(ev('runFinished', { status: 'failed', message: 'no model', filesChanged: [] }))
+      return { sessionId: 's1', runId: 'r1' }
+    })
+    await store.send('x', 'm')
+    expect(store.activeRun).toBe('')
+  })
+
+  it('shows why Send failed and keeps the text for the caller', async () => {
+    vi.mocked(chat.send).mockRejectedValue(new BackendError('Ollama is not reachable at 127.0.0.1:11434'))
+    const store = new ChatStore()
+    expect(await store.send('hello', '')).toBe(false)
+    expect(store.error).toBe('Ollama is not reachable at 127.0.0.1:11434')
+    expect(store.busy).toBe(false)
+  })
+
+  it('open replays a session and holds live events until the replay is in', async () => {
+    const events = run()
+    const store = new ChatStore()
+    let release!: (v: GantryEvent[]) => void
+    vi.mocked(chat.replay).mockReturnValue(new Promise((r) => (release = r)))
+    vi.mocked(chat.activeRun).mockResolvedValue('')
+    const opening = store.open('s1')
+    // Live events overlapping the replay arrive while it loads.
+    for (const e of events.slice(10)) store.handleEvent(e)
+    expect(store.current?.turns ?? []).toHaveLength(0)
+    release(events.slice(0, 12))
+    await opening
+    expect(chat.replay).toHaveBeenCalledWith('s1', 0, 1000)
+    const turn = store.current!.turns[0]
+    expect(turn.status).toBe('done')
+    const group = turn.items[1].kind === 'group' ? turn.items[1].group : null
+    expect(group?.actions[1].output).toBe('main.go:3: undefined: x\n')
+    expect(store.loading).toBe(false)
+  })
+
+  it('open picks up a run still going', async () => {
+    seq = 0
+    vi.mocked(chat.replay).mockResolvedValue([ev('runStarted', { text: 'x' })])
+    vi.mocked(chat.activeRun).mockResolvedValue('r1')
+    const store = new ChatStore()
+    await store.open('s1')
+    expect(store.activeRun).toBe('r1')
+  })
+})

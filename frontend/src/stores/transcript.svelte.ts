@@ -1,0 +1,264 @@
+// One session's conversation, built only from its events. A replay and the live stream go through
+// the same apply(), so what a reloaded window shows is what the live one showed.
+import {
+  EventType,
+  type ActionStatus,
+  type AgentMode,
+  type CommandOutputPayload,
+  type FileChange,
+  type GantryEvent,
+  type GitBranchOutcome,
+  type ProgressGroupPayload,
+  type RunFinishedPayload,
+  type RunStartedPayload,
+  type RunStatus,
+  type SpinnerPayload,
+  type TextPayload,
+  type ThinkingDonePayload,
+  type ToolActionPayload,
+  type ContextCompactedPayload,
+} from '../lib/events'
+
+export interface Action {
+  id: string
+  tool: string
+  status: ActionStatus
+  title: string
+  detail: string
+  path: string
+  startLine: number
+  endLine: number
+  command: string
+  added: number
+  removed: number
+  errorKind: string
+  durationMs: number
+  /** A command's output so far, as it arrived (ANSI codes still in; the view strips them). */
+  output: string
+}
+
+export interface Group {
+  id: string
+  iteration: number
+  title: string
+  finished: boolean
+  actions: Action[]
+}
+
+export type Item =
+  | { kind: 'text'; iteration: number; text: string }
+  | { kind: 'thinking'; iteration: number; text: string; done: boolean; durationMs: number }
+  | { kind: 'group'; group: Group }
+  | { kind: 'compacted'; info: ContextCompactedPayload }
+
+export type TurnStatus = 'running' | RunStatus
+
+export interface Turn {
+  runId: string
+  text: string
+  mode: AgentMode | ''
+  model: string
+  gitBranch: GitBranchOutcome | null
+  items: Item[]
+  /** What the model is about to do ("Writing main.go…"); "" when nothing is announced. */
+  spinner: string
+  status: TurnStatus
+  /** The final answer when done, else what stopped the run. */
+  message: string
+  filesChanged: FileChange[]
+}
+
+/** The event types a transcript is built from. */
+const runEvents = new Set<string>([
+  EventType.RunStarted,
+  EventType.AssistantText,
+  EventType.Thinking,
+  EventType.ThinkingDone,
+  EventType.Spinner,
+  EventType.ProgressGroupStarted,
+  EventType.ToolAction,
+  EventType.CommandOutput,
+  EventType.ProgressGroupFinished,
+  EventType.RunFinished,
+  EventType.ContextCompacted,
+])
+
+export function isRunEvent(e: GantryEvent): boolean {
+  return !!e.sessionId && runEvents.has(e.type)
+}
+
+export class Transcript {
+  turns = $state<Turn[]>([])
+  /** The highest seq applied; anything at or below it is a duplicate (replay overlapping live). */
+  lastSeq = 0
+
+  constructor(readonly sessionId: string) {}
+
+  /** The turn whose run is still going, or undefined. */
+  get running(): Turn | undefined {
+    for (let i = this.turns.length - 1; i >= 0; i--) if (this.turns[i].status === 'running') return this.turns[i]
+    return undefined
+  }
+
+  /** Applies one event; returns false when it was a duplicate or not about this session's runs. */
+  apply(e: GantryEvent): boolean {
+    if (e.sessionId !== this.sessionId || !runEvents.has(e.type)) return false
+    if (e.seq <= this.lastSeq) return false
+    this.lastSeq = e.seq
+    if (e.type === EventType.RunStarted) {
+      this.start(e.runId, e.payload as RunStartedPayload)
+      return true
+    }
+    const turn = this.turnFor(e.runId)
+    switch (e.type) {
+      case EventType.AssistantText: {
+        const p = e.payload as TextPayload
+        const item = this.item(turn, 'text', p.iteration) ?? this.push(turn, { kind: 'text', iteration: p.iteration, text: '' })
+        item.text = p.text
+        break
+      }
+      case EventType.Thinking: {
+        const p = e.payload as TextPayload
+        const item =
+          this.item(turn, 'thinking', p.iteration) ??
+          this.push(turn, { kind: 'thinking', iteration: p.iteration, text: '', done: false, durationMs: 0 })
+        item.text = p.text
+        break
+      }
+      case EventType.ThinkingDone: {
+        const p = e.payload as ThinkingDonePayload
+        const item =
+          this.item(turn, 'thinking', p.iteration) ??
+          this.push(turn, { kind: 'thinking', iteration: p.iteration, text: '', done: false, durationMs: 0 })
+        item.done = true
+        item.durationMs = p.durationMs
+        break
+      }
+      case EventType.Spinner:
+        turn.spinner = (e.payload as SpinnerPayload).label
+        break
+      case EventType.ProgressGroupStarted: {
+        const p = e.payload as ProgressGroupPayload
+        if (!this.group(turn, p.groupId)) {
+          this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: p.iteration, title: p.title ?? '', finished: false, actions: [] } })
+        }
+        break
+      }
+      case EventType.ProgressGroupFinished: {
+        const p = e.payload as ProgressGroupPayload
+        const g = this.group(turn, p.groupId)
+        if (g) {
+          g.finished = true
+          if (p.title) g.title = p.title
+        }
+        // The label announced this batch; once it is done the label would only mislead.
+        turn.spinner = ''
+        break
+      }
+      case EventType.ToolAction:
+        this.action(turn, e.payload as ToolActionPayload)
+        break
+      case EventType.CommandOutput: {
+        const p = e.payload as CommandOutputPayload
+        const a = this.findAction(turn, p.actionId)
+        if (a) a.output += p.chunk
+        break
+      }
+      case EventType.ContextCompacted:
+        this.push(turn, { kind: 'compacted', info: e.payload as ContextCompactedPayload })
+        break
+      case EventType.RunFinished: {
+        const p = e.payload as RunFinishedPayload
+        turn.status = p.status
+        turn.message = p.message ?? ''
+        turn.filesChanged = p.filesChanged ?? []
+        turn.spinner = ''
+        // A run that ended mid-step leaves nothing running behind it.
+        for (const it of turn.items) {
+          if (it.kind === 'thinking') it.done = true
+          if (it.kind === 'group') it.group.finished = true
+        }
+        break
+      }
+    }
+    return true
+  }
+
+  private start(runId: string, p: RunStartedPayload) {
+    const existing = this.turns.find((t) => t.runId === runId)
+    const turn = existing ?? this.newTurn(runId)
+    turn.text = p.text
+    turn.mode = p.mode
+    turn.model = p.model
+    turn.gitBranch = p.gitBranch ?? null
+  }
+
+  private newTurn(runId: string): Turn {
+    this.turns.push({
+      runId,
+      text: '',
+      mode: '',
+      model: '',
+      gitBranch: null,
+      items: [],
+      spinner: '',
+      status: 'running',
+      message: '',
+      filesChanged: [],
+    })
+    // Return the reactive proxy, not the plain object, so later writes update the view.
+    return this.turns[this.turns.length - 1]
+  }
+
+  /** A run whose runStarted was not seen (a replay that began mid-run) still gets a turn. */
+  private turnFor(runId: string): Turn {
+    return this.turns.find((t) => t.runId === runId) ?? this.newTurn(runId)
+  }
+
+  private push<I extends Item>(turn: Turn, item: I): I {
+    turn.items.push(item)
+    return turn.items[turn.items.length - 1] as I
+  }
+
+  private item<K extends 'text' | 'thinking'>(turn: Turn, kind: K, iteration: number): Extract<Item, { kind: K }> | undefined {
+    return turn.items.find((i) => i.kind === kind && i.iteration === iteration) as Extract<Item, { kind: K }> | undefined
+  }
+
+  private group(turn: Turn, id: string): Group | undefined {
+    for (const it of turn.items) if (it.kind === 'group' && it.group.id === id) return it.group
+    return undefined
+  }
+
+  private findAction(turn: Turn, id: string): Action | undefined {
+    for (const it of turn.items) {
+      if (it.kind !== 'group') continue
+      const a = it.group.actions.find((x) => x.id === id)
+      if (a) return a
+    }
+    return undefined
+  }
+
+  private action(turn: Turn, p: ToolActionPayload) {
+    let g = this.group(turn, p.groupId)
+    if (!g) {
+      g = this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: 0, title: '', finished: false, actions: [] } }).group
+    }
+    const fields = {
+      tool: p.tool,
+      status: p.status,
+      title: p.title,
+      detail: p.detail ?? '',
+      path: p.path ?? '',
+      startLine: p.startLine ?? 0,
+      endLine: p.endLine ?? 0,
+      command: p.command ?? '',
+      added: p.added ?? 0,
+      removed: p.removed ?? 0,
+      errorKind: p.errorKind ?? '',
+      durationMs: p.durationMs ?? 0,
+    }
+    const a = g.actions.find((x) => x.id === p.actionId)
+    if (a) Object.assign(a, fields)
+    else g.actions.push({ id: p.actionId, output: '', ...fields })
+  }
+}
