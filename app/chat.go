@@ -12,6 +12,7 @@ import (
 	"gantry/internal/agent"
 	"gantry/internal/approval"
 	"gantry/internal/config"
+	"gantry/internal/diff"
 	"gantry/internal/events"
 	"gantry/internal/llm"
 	"gantry/internal/store"
@@ -39,6 +40,9 @@ type ApprovalDetail struct {
 	Card   approval.Card `json:"card"`
 	Before string        `json:"before"`
 	After  string        `json:"after"`
+	// Hunks of the edit for the diff view; their IDs are the ones ApplyHunks (per-hunk accept)
+	// takes. Empty for commands.
+	Hunks []diff.Hunk `json:"hunks"`
 }
 
 // runShutdownWait bounds how long closing the app waits for stopped runs to record their end.
@@ -232,7 +236,11 @@ func (s *ChatService) Approval(id string) (ApprovalDetail, error) {
 	if !ok {
 		return ApprovalDetail{}, fmt.Errorf("approval %s: %w", id, approval.ErrUnknown)
 	}
-	return ApprovalDetail{Card: req.Card, Before: req.Before, After: req.After}, nil
+	detail := ApprovalDetail{Card: req.Card, Before: req.Before, After: req.After, Hunks: []diff.Hunk{}}
+	if req.Card.Kind == approval.KindEdit {
+		detail.Hunks = diff.Hunks(req.Before, req.After, diff.DefaultContext)
+	}
+	return detail, nil
 }
 
 // shutdown stops the runs and waits briefly for them to record how they ended.

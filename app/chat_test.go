@@ -199,6 +199,8 @@ func TestEditWaitsForApproval(t *testing.T) {
 	require.Equal(t, "notes.txt", detail.Card.Path)
 	require.Equal(t, "helo\n", detail.Before)
 	require.Equal(t, "hello\n", detail.After)
+	require.Len(t, detail.Hunks, 1, "the diff view gets the backend's hunks")
+	require.Equal(t, 0, detail.Hunks[0].ID)
 	got, err := os.ReadFile(filepath.Join(f.root, "notes.txt"))
 	require.NoError(t, err)
 	require.Equal(t, "helo\n", string(got), "nothing is written before the answer")

@@ -119,11 +119,31 @@ export interface SendResult {
   runId: string
 }
 
-/** app.ApprovalView: the card plus the whole file before and after an edit. */
+/** diff.Line: one line of a hunk; a number is 0 on the side the line is not on. */
+export interface DiffLine {
+  kind: 'context' | 'add' | 'delete'
+  oldNumber: number
+  newNumber: number
+  text: string
+  eol: string
+}
+
+/** diff.Hunk: IDs are the ones per-hunk accept (acceptedHunks) takes. */
+export interface DiffHunk {
+  id: number
+  oldStart: number
+  oldLines: number
+  newStart: number
+  newLines: number
+  lines: DiffLine[]
+}
+
+/** app.ApprovalDetail: the card, the whole file before and after an edit, and its hunks. */
 export interface ApprovalView {
   card: ApprovalCard
   before: string
   after: string
+  hunks: DiffHunk[]
 }
 
 /** approval.Decision: a person's answer to an approval. */

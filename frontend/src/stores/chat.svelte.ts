@@ -17,7 +17,7 @@ export const modes: { id: AgentMode; label: string; hint: string }[] = [
 const replayPage = 1000
 
 export { Transcript }
-export type { Action, Group, Item, Turn } from './transcript.svelte'
+export type { Action, Group, Item, PendingApproval, Turn } from './transcript.svelte'
 
 export class ChatStore {
   /** The session shown; "" until the first send starts one. */

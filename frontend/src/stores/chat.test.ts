@@ -202,3 +202,72 @@ describe('ChatStore', () => {
     expect(store.activeRun).toBe('r1')
   })
 })
+
+describe('Transcript approvals', () => {
+  const card = { id: 'ap1', kind: 'command', command: 'rm -rf build', cwd: '/p', severity: 'high', reason: 'deletes files' }
+  function waiting(): GantryEvent[] {
+    seq = 0
+    return [
+      ev('runStarted', { mode: 'agent', model: 'qwen3:4b', text: 'Clean up' }),
+      ev('progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Running commands' }),
+      ev('toolAction', { groupId: 'g1', actionId: 'a1', tool: 'run_terminal_command', status: 'pending', title: 'Run', command: 'rm -rf build' }),
+      ev('approvalRequested', card),
+    ]
+  }
+
+  it('shows a card under the pending action on approvalRequested', () => {
+    const t = new Transcript('s1')
+    for (const e of waiting()) t.apply(e)
+    expect(t.turns[0].approvals).toEqual([{ card, actionId: 'a1', groupId: 'g1' }])
+  })
+
+  it('removes the card on approvalResolved and marks the action', () => {
+    const t = new Transcript('s1')
+    for (const e of waiting()) t.apply(e)
+    t.apply(ev('approvalResolved', { id: 'ap1', outcome: 'denied', message: 'not now' }))
+    const turn = t.turns[0]
+    expect(turn.approvals).toEqual([])
+    const g = turn.items[0].kind === 'group' ? turn.items[0].group : null
+    expect(g?.actions[0].approval).toBe('denied')
+  })
+
+  it('shows no live card when replaying an approval that was answered', () => {
+    const events = [
+      ...waiting(),
+      ev('approvalResolved', { id: 'ap1', outcome: 'allowed' }),
+      ev('toolAction', { groupId: 'g1', actionId: 'a1', tool: 'run_terminal_command', status: 'running', title: 'Run', command: 'rm -rf build' }),
+    ]
+    const s = new ChatStore()
+    vi.mocked(chat.replay).mockResolvedValueOnce(events)
+    vi.mocked(chat.activeRun).mockResolvedValueOnce('')
+    return s.open('s1').then(() => {
+      const turn = s.current!.turns[0]
+      expect(turn.approvals).toEqual([])
+      const g = turn.items[0].kind === 'group' ? turn.items[0].group : null
+      expect(g?.actions[0]).toMatchObject({ status: 'running', approval: 'allowed' })
+    })
+  })
+
+  it('drops cards still waiting when the run ends', () => {
+    const t = new Transcript('s1')
+    for (const e of waiting()) t.apply(e)
+    t.apply(ev('runFinished', { status: 'cancelled', message: 'stopped', filesChanged: null }))
+    expect(t.turns[0].approvals).toEqual([])
+  })
+
+  it('gives each of two waiting actions its own card', () => {
+    const t = new Transcript('s1')
+    for (const e of waiting()) t.apply(e)
+    t.apply(ev('toolAction', { groupId: 'g1', actionId: 'a2', tool: 'write_file', status: 'pending', title: 'Write', path: 'x.txt' }))
+    t.apply(ev('approvalRequested', { id: 'ap2', kind: 'edit', path: 'x.txt' }))
+    expect(t.turns[0].approvals.map((a) => [a.card.id, a.actionId])).toEqual([['ap1', 'a1'], ['ap2', 'a2']])
+  })
+
+  it('routes live approval events through the store', () => {
+    const s = new ChatStore()
+    for (const e of waiting()) s.handleEvent(e)
+    expect(s.transcript('s1').turns[0].approvals).toHaveLength(1)
+    s.handleEvent(ev('approvalResolved', { id: 'ap1', outcome: 'alwaysAllowed' }))
+    expect(s.transcript('s1').turns[0].approvals).toHaveLength(0)
+  })
+})

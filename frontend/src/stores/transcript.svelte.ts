@@ -17,6 +17,8 @@ import {
   type ThinkingDonePayload,
   type ToolActionPayload,
   type ContextCompactedPayload,
+  type ApprovalCard,
+  type ApprovalResolvedPayload,
 } from '../lib/events'
 
 export interface Action {
@@ -35,6 +37,16 @@ export interface Action {
   durationMs: number
   /** A command's output so far, as it arrived (ANSI codes still in; the view strips them). */
   output: string
+  /** How the person answered this action's approval; "" when it asked nobody. */
+  approval: ApprovalResolvedPayload['outcome'] | ''
+}
+
+/** An approval still waiting for the person, shown as a card under its action's group. */
+export interface PendingApproval {
+  card: ApprovalCard
+  /** The action waiting on it, and its group; "" when none was seen (it shows at the turn's end). */
+  actionId: string
+  groupId: string
 }
 
 export interface Group {
@@ -66,6 +78,8 @@ export interface Turn {
   /** The final answer when done, else what stopped the run. */
   message: string
   filesChanged: FileChange[]
+  /** Approvals waiting for an answer; approvalResolved (or the run's end) removes them. */
+  approvals: PendingApproval[]
 }
 
 /** The event types a transcript is built from. */
@@ -81,6 +95,8 @@ const runEvents = new Set<string>([
   EventType.ProgressGroupFinished,
   EventType.RunFinished,
   EventType.ContextCompacted,
+  EventType.ApprovalRequested,
+  EventType.ApprovalResolved,
 ])
 
 export function isRunEvent(e: GantryEvent): boolean {
@@ -164,6 +180,12 @@ export class Transcript {
         if (a) a.output += p.chunk
         break
       }
+      case EventType.ApprovalRequested:
+        this.requested(turn, e.payload as ApprovalCard)
+        break
+      case EventType.ApprovalResolved:
+        this.resolved(turn, e.payload as ApprovalResolvedPayload)
+        break
       case EventType.ContextCompacted:
         this.push(turn, { kind: 'compacted', info: e.payload as ContextCompactedPayload })
         break
@@ -173,6 +195,8 @@ export class Transcript {
         turn.message = p.message ?? ''
         turn.filesChanged = p.filesChanged ?? []
         turn.spinner = ''
+        // Nobody can answer for a run that is over (its approvals were cancelled with it).
+        turn.approvals = []
         // A run that ended mid-step leaves nothing running behind it.
         for (const it of turn.items) {
           if (it.kind === 'thinking') it.done = true
@@ -205,6 +229,7 @@ export class Transcript {
       status: 'running',
       message: '',
       filesChanged: [],
+      approvals: [],
     })
     // Return the reactive proxy, not the plain object, so later writes update the view.
     return this.turns[this.turns.length - 1]
@@ -259,6 +284,33 @@ export class Transcript {
     }
     const a = g.actions.find((x) => x.id === p.actionId)
     if (a) Object.assign(a, fields)
-    else g.actions.push({ id: p.actionId, output: '', ...fields })
+    else g.actions.push({ id: p.actionId, output: '', approval: '', ...fields })
+  }
+
+  /** The event names no action: the log has the call's "pending" line just before it, so the card
+   * belongs to the earliest pending action that has no card yet. */
+  private requested(turn: Turn, card: ApprovalCard) {
+    if (turn.approvals.some((x) => x.card.id === card.id)) return
+    const taken = new Set(turn.approvals.map((x) => x.actionId))
+    let actionId = ''
+    let groupId = ''
+    for (const it of turn.items) {
+      if (it.kind !== 'group' || actionId) continue
+      const a = it.group.actions.find((x) => x.status === 'pending' && !x.approval && !taken.has(x.id))
+      if (a) {
+        actionId = a.id
+        groupId = it.group.id
+      }
+    }
+    turn.approvals.push({ card, actionId, groupId })
+  }
+
+  private resolved(turn: Turn, p: ApprovalResolvedPayload) {
+    const i = turn.approvals.findIndex((x) => x.card.id === p.id)
+    if (i < 0) return
+    const { actionId } = turn.approvals[i]
+    turn.approvals.splice(i, 1)
+    const a = actionId ? this.findAction(turn, actionId) : undefined
+    if (a) a.approval = p.outcome
   }
 }
