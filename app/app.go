@@ -50,6 +50,7 @@ type App struct {
 	Settings  *SettingsService
 	Info      *AppService
 	Chat      *ChatService
+	Review    *ReviewService
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -79,6 +80,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		slog.Warn("approval rules", "problem", p)
 	}
 	a.Chat = newChatService(db, emitter, settings, a.Workspace, rules)
+	a.Review = newReviewService(db)
 	a.Settings = &SettingsService{store: settings, ollama: a.Ollama, chat: a.Chat}
 	a.Info = &AppService{opts: opts}
 	return a, nil
@@ -86,7 +88,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 
 // Bindings are the objects whose exported methods the frontend may call, in both modes.
 func (a *App) Bindings() []any {
-	return []any{a.Workspace, a.Ollama, a.Settings, a.Info, a.Chat}
+	return []any{a.Workspace, a.Ollama, a.Settings, a.Info, a.Chat, a.Review}
 }
 
 // Start attaches the frontend and starts background work; it returns at once.
@@ -96,6 +98,7 @@ func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
 	a.emitter.Attach(poster)
 	a.Workspace.start(ctx, window)
 	a.Chat.start(ctx)
+	a.Review.start(ctx)
 	a.Ollama.start(ctx)
 	go func() {
 		defer close(a.done)

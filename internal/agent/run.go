@@ -350,17 +350,5 @@ func (a *agentRun) finish(ctx context.Context, out RunResult, runErr error) (Run
 // relative turns the checkpoint's absolute paths into workspace-relative slash paths, as every
 // other event names files.
 func (a *agentRun) relative(files []checkpoint.FileChange) []checkpoint.FileChange {
-	roots := []string{filepath.Clean(a.req.Workspace)}
-	if real, err := filepath.EvalSymlinks(a.req.Workspace); err == nil {
-		roots = append(roots, real)
-	}
-	for i, f := range files {
-		for _, root := range roots {
-			if rel, err := filepath.Rel(root, f.Path); err == nil && !strings.HasPrefix(rel, "..") {
-				files[i].Path = filepath.ToSlash(rel)
-				break
-			}
-		}
-	}
-	return files
+	return checkpoint.Relative(a.req.Workspace, files)
 }

@@ -155,3 +155,26 @@ func (c *Checkpoint) setStatus(ctx context.Context, path string, from, to Status
 	}
 	return nil
 }
+
+// RelativePath turns one of the checkpoint's absolute paths into a workspace-relative slash path,
+// as the UI names files; ok is false when it lies in neither the workspace nor its real path.
+func RelativePath(workspace, path string) (string, bool) {
+	roots := []string{filepath.Clean(workspace)}
+	if real, err := filepath.EvalSymlinks(workspace); err == nil {
+		roots = append(roots, real)
+	}
+	for _, root := range roots {
+		if rel, ok := within(root, path); ok {
+			return filepath.ToSlash(rel), true
+		}
+	}
+	return path, false
+}
+
+// Relative is RelativePath over a list, in place.
+func Relative(workspace string, files []FileChange) []FileChange {
+	for i, f := range files {
+		files[i].Path, _ = RelativePath(workspace, f.Path)
+	}
+	return files
+}

@@ -1,11 +1,12 @@
 // Typed wrappers over the bound Go services. Components call these, never bridge.call directly.
 import { call } from './bridge'
-import type { GantryEvent } from './events'
+import type { FileChange, GantryEvent } from './events'
 import type {
   AppInfo,
   ApprovalDecision,
   ApprovalView,
   DirListing,
+  FileDiff,
   OllamaStatus,
   RecentProject,
   SendRequest,
@@ -13,6 +14,7 @@ import type {
   Session,
   Settings,
   SettingsView,
+  UndoResult,
   WorkspaceInfo,
 } from './types'
 
@@ -62,4 +64,20 @@ export const chat = {
     call<GantryEvent[]>('ChatService', 'Replay', sessionId, afterSeq, limit),
   respondApproval: (id: string, decision: ApprovalDecision) => call<void>('ChatService', 'RespondApproval', id, decision),
   approval: (id: string) => call<ApprovalView>('ChatService', 'Approval', id),
+}
+
+/** Keep or undo what a finished run changed. Paths are workspace-relative, as filesChanged names them. */
+export const review = {
+  files: (sessionId: string, runId: string) => call<FileChange[]>('ReviewService', 'ReviewFiles', sessionId, runId),
+  diff: (sessionId: string, runId: string, path: string) =>
+    call<FileDiff>('ReviewService', 'ReviewDiff', sessionId, runId, path),
+  keep: (sessionId: string, runId: string, path: string) => call<void>('ReviewService', 'Keep', sessionId, runId, path),
+  keepAll: (sessionId: string, runId: string) => call<void>('ReviewService', 'KeepAll', sessionId, runId),
+  /** Resolves with outcome "conflicted" (not an error) when the file changed after the agent wrote it. */
+  undo: (sessionId: string, runId: string, path: string) =>
+    call<UndoResult>('ReviewService', 'Undo', sessionId, runId, path),
+  /** Undo even over the person's later change, which is lost. */
+  forceUndo: (sessionId: string, runId: string, path: string) =>
+    call<UndoResult>('ReviewService', 'ForceUndo', sessionId, runId, path),
+  undoAll: (sessionId: string, runId: string) => call<UndoResult[]>('ReviewService', 'UndoAll', sessionId, runId),
 }

@@ -157,3 +157,28 @@ export interface ApprovalDecision {
 }
 
 export type { GantryEvent }
+
+/** app.FileDiff: one changed file, before the run against the disk now; no hunks when binary. */
+export interface FileDiff {
+  path: string
+  binary: boolean
+  hunks: DiffHunk[]
+}
+
+/** checkpoint.Conflict: why a file was not undone. */
+export interface UndoConflict {
+  path: string
+  agentExists: boolean
+  agentHash: string
+  unrecorded?: boolean
+  diskExists: boolean
+  diskHash: string
+}
+
+/** checkpoint.UndoResult: one file's undo; outcome "conflicted" left it alone. */
+export interface UndoResult {
+  path: string
+  change: 'created' | 'modified' | 'deleted'
+  outcome: 'restored' | 'removed' | 'unchanged' | 'conflicted'
+  conflict?: UndoConflict
+}

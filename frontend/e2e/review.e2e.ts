@@ -1,0 +1,102 @@
+// The review panel: after a run that edited files, a real `gantry serve` lists them under the run;
+// Keep and Undo act on the disk, and a file the person changed since asks before it is undone.
+import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Page } from 'playwright-core'
+import { see } from './see'
+import { closeAll, dropPaths, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { makeProject } from './fixtures'
+
+const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
+
+let dirs: ReturnType<typeof tempDirs>
+let gantry: Gantry | undefined
+let fake: FakeOllama
+let page: Page
+let errors: string[]
+let project: string
+
+beforeEach(async () => {
+  fake = await startFakeOllama()
+  dirs = tempDirs()
+  gantry = undefined
+})
+afterEach(async () => {
+  await page?.context().close()
+  await gantry?.stop()
+  await fake.stop()
+  dirs.cleanup()
+})
+afterAll(closeAll)
+
+const edit = (path: string, old: string, replacement: string) => ({
+  chunks: [{ toolCalls: [{ name: 'edit_file', arguments: { path, old, new: replacement } }] }],
+})
+
+/** A run in the default mode (plain edits need no approval) that edits two files, then ends. */
+async function runTwoEdits() {
+  const res = await fetch(`${fake.url}/_fake/turns`, {
+    method: 'POST',
+    body: JSON.stringify([
+      edit('README.md', '# Sample', '# Sample, by the agent'),
+      edit('src/main.go', 'package main', 'package main // agent'),
+      { chunks: [{ content: 'Both edited. [TASK_COMPLETE]' }] },
+    ]),
+  })
+  expect(res.ok).toBe(true)
+  gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
+  ;({ page, errors } = await openPage(gantry.url, 'light'))
+  project = makeProject()
+  await dropPaths(page, [project])
+  await see(page.getByRole('button', { name: 'Close project' })).toBeVisible()
+  await page.getByLabel('Model').selectOption('qwen3:4b')
+  const box = page.getByLabel('Task', { exact: true })
+  await box.fill('Edit the readme and main.go')
+  await box.press('Enter')
+  await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
+  await see(page.getByTestId('review-panel')).toBeVisible()
+}
+
+const row = (path: string) => page.getByTestId('review-file').and(page.locator(`[data-path="${path}"]`))
+const read = (rel: string) => readFileSync(join(project, rel), 'utf8')
+
+test('Keep one file and Undo the other', async () => {
+  await runTwoEdits()
+  const panel = page.getByTestId('review-panel')
+  await see(panel).toContainText('2 files changed')
+  await see(row('README.md')).toContainText('+1')
+  await see(row('README.md')).toContainText('−1')
+  await see(panel.getByRole('button', { name: 'Keep all' })).toBeVisible()
+
+  await row('README.md').getByRole('button', { name: 'README.md' }).click()
+  await see(row('README.md').getByTestId('diff')).toContainText('# Sample, by the agent')
+  mkdirSync(uiShots, { recursive: true })
+  await page.screenshot({ path: `${uiShots}/review-light.png` })
+
+  await row('README.md').getByRole('button', { name: 'Keep', exact: true }).click()
+  await see(row('README.md')).toHaveAttribute('data-status', 'kept')
+  await row('src/main.go').getByRole('button', { name: 'Undo', exact: true }).click()
+  await see(row('src/main.go')).toHaveAttribute('data-status', 'undone')
+  await see(panel.getByRole('button', { name: 'Keep all' })).toHaveCount(0)
+
+  expect(read('README.md')).toBe('# Sample, by the agent\n')
+  expect(read('src/main.go')).toBe('package main\n')
+  expect(errors).toEqual([])
+})
+
+test('Undo after the person edited the file asks, and Undo anyway restores it', async () => {
+  await runTwoEdits()
+  writeFileSync(join(project, 'src', 'main.go'), 'package main // mine\n')
+  const main = row('src/main.go')
+  await main.getByRole('button', { name: 'Undo', exact: true }).click()
+  await see(main).toHaveAttribute('data-status', 'conflict')
+  await see(main.getByRole('alert')).toContainText('You changed this file after the agent wrote it')
+  expect(read('src/main.go')).toBe('package main // mine\n')
+
+  await main.getByRole('button', { name: 'Undo anyway' }).click()
+  await see(main).toHaveAttribute('data-status', 'undone')
+  expect(read('src/main.go')).toBe('package main\n')
+  await see(row('README.md')).toHaveAttribute('data-status', 'pending')
+  expect(errors).toEqual([])
+})

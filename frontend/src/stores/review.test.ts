@@ -1,0 +1,68 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { review } from '../lib/api'
+import { BackendError } from '../lib/bridge'
+import type { FileChange } from '../lib/events'
+import { ReviewStore, reviewStatus } from './review.svelte'
+
+vi.mock('../lib/api', () => ({
+  review: {
+    files: vi.fn(),
+    diff: vi.fn(),
+    keep: vi.fn(),
+    keepAll: vi.fn(),
+    undo: vi.fn(),
+    forceUndo: vi.fn(),
+    undoAll: vi.fn(),
+  },
+}))
+
+const file = (over: Partial<FileChange>): FileChange => ({
+  path: 'a.txt',
+  status: 'pending',
+  change: 'modified',
+  added: 1,
+  removed: 1,
+  ...over,
+})
+
+beforeEach(() => vi.clearAllMocks())
+
+describe('reviewStatus', () => {
+  it('shows a waiting file changed since the agent wrote it as a conflict', () => {
+    expect(reviewStatus(file({}))).toBe('pending')
+    expect(reviewStatus(file({ conflict: true }))).toBe('conflict')
+    expect(reviewStatus(file({ status: 'kept', conflict: true }))).toBe('kept')
+    expect(reviewStatus(file({ status: 'undone' }))).toBe('undone')
+  })
+})
+
+describe('ReviewStore', () => {
+  it('refreshes the list after each action, and the open diff with it', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({})])
+    vi.mocked(review.diff).mockResolvedValue({ path: 'a.txt', binary: false, hunks: [] })
+    await s.toggle('a.txt')
+    expect(s.open).toBe('a.txt')
+    expect(review.diff).toHaveBeenCalledWith('s1', 'r1', 'a.txt')
+
+    vi.mocked(review.files).mockResolvedValue([file({ status: 'kept' })])
+    await s.keep('a.txt')
+    expect(review.keep).toHaveBeenCalledWith('s1', 'r1', 'a.txt')
+    expect(s.files[0].status).toBe('kept')
+    expect(s.pending).toBe(0)
+    expect(review.diff).toHaveBeenCalledTimes(2)
+
+    await s.toggle('a.txt')
+    expect(s.open).toBe('')
+    expect(s.diff).toBeNull()
+  })
+
+  it('shows a failed action and still refreshes', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({ status: 'kept' })])
+    vi.mocked(review.undo).mockRejectedValue(new BackendError('undoing a.txt: already kept'))
+    vi.mocked(review.files).mockResolvedValue([file({ status: 'kept' })])
+    await s.undo('a.txt')
+    expect(s.error).toContain('already kept')
+    expect(review.files).toHaveBeenCalled()
+    expect(s.busy).toBe(false)
+  })
+})
