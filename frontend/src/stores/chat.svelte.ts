@@ -120,6 +120,7 @@ export class ChatStore {
     this.sessionId = sessionId
     this.error = ''
     if (!sessionId) return
+    remember(this.workspace, sessionId)
     const t = this.transcript(sessionId)
     this.held.set(sessionId, [])
     this.loading = true
@@ -157,6 +158,18 @@ export class ChatStore {
     this.error = ''
   }
 
+  /** The person asked for a new session: the panel empties and a reload keeps it empty. */
+  startNew() {
+    this.newSession()
+    remember(this.workspace, '')
+  }
+
+  /** Drops a deleted session's transcript; if it was shown, the panel starts a new one. */
+  forget(sessionId: string) {
+    if (this.sessionId === sessionId) this.startNew()
+    delete this.transcripts[sessionId]
+  }
+
   /** Listens for run events. Returns the unsubscribe function. */
   start(): () => void {
     return onEvent((e) => this.handleEvent(e))
@@ -167,7 +180,9 @@ const rememberKey = (workspace: string) => `gantry-chat-session:${workspace}`
 
 /** The session shown per workspace survives a reload of this window (not a restart). */
 function remember(workspace: string, sessionId: string) {
-  if (workspace && typeof sessionStorage !== 'undefined') sessionStorage.setItem(rememberKey(workspace), sessionId)
+  if (!workspace || typeof sessionStorage === 'undefined') return
+  if (sessionId) sessionStorage.setItem(rememberKey(workspace), sessionId)
+  else sessionStorage.removeItem(rememberKey(workspace))
 }
 
 function remembered(workspace: string): string {
