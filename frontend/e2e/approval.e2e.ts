@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { closeAll, dropPaths, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
 
 const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
@@ -23,10 +23,7 @@ beforeEach(async () => {
   gantry = undefined
 })
 afterEach(async () => {
-  await page?.context().close()
-  await gantry?.stop()
-  await fake.stop()
-  dirs.cleanup()
+  await stopAll({ page, gantry, fake, dirs })
 })
 afterAll(closeAll)
 
@@ -35,14 +32,8 @@ async function start(permissionMode = '') {
   gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
   ;({ page, errors } = await openPage(gantry.url, 'light'))
   project = makeProject()
-  await dropPaths(page, [project])
-  await see(page.getByRole('button', { name: 'Close project' })).toBeVisible()
+  await openProject(page, project)
   await page.getByLabel('Model').selectOption('qwen3:4b')
-}
-
-async function turns(list: unknown[]) {
-  const res = await fetch(`${fake.url}/_fake/turns`, { method: 'POST', body: JSON.stringify(list) })
-  expect(res.ok).toBe(true)
 }
 
 async function send(text: string) {
@@ -64,7 +55,7 @@ const callThenAnswer = (name: string, args: Record<string, unknown>) => [
 const echo = callThenAnswer('run_terminal_command', { command: 'echo approved > out.txt' })
 
 test('Allow runs the waiting command and the run finishes', async () => {
-  await turns(echo)
+  await queueTurns(fake, echo)
   await start()
   await send('Write out.txt')
   const card = page.getByTestId('approval-card')
@@ -85,7 +76,7 @@ test('Allow runs the waiting command and the run finishes', async () => {
 })
 
 test('Deny with a note skips the command and the run still finishes', async () => {
-  await turns(echo)
+  await queueTurns(fake, echo)
   await start()
   await send('Write out.txt')
   const card = page.getByTestId('approval-card')
@@ -101,7 +92,7 @@ test('Deny with a note skips the command and the run still finishes', async () =
 })
 
 test('in "ask" mode an edit shows its diff and Accept writes it', async () => {
-  await turns(callThenAnswer('write_file', { path: 'README.md', content: '# Sample\n\nA small demo project.\n' }))
+  await queueTurns(fake, callThenAnswer('write_file', { path: 'README.md', content: '# Sample\n\nA small demo project.\n' }))
   await start('ask')
   await send('Describe the project in the README')
   const card = page.getByTestId('approval-card')

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
 import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { closeAll, dropPaths, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
 
 const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
@@ -21,22 +21,13 @@ beforeEach(async () => {
   gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
 })
 afterEach(async () => {
-  await page?.context().close()
-  await gantry.stop()
-  await fake.stop()
-  dirs.cleanup()
+  await stopAll({ page, gantry, fake, dirs })
 })
 afterAll(closeAll)
 
-async function turns(list: unknown[]) {
-  const res = await fetch(`${fake.url}/_fake/turns`, { method: 'POST', body: JSON.stringify(list) })
-  expect(res.ok).toBe(true)
-}
-
 async function open(scheme: 'light' | 'dark' = 'light', model = 'qwen3:4b') {
   ;({ page, errors } = await openPage(gantry.url, scheme))
-  await dropPaths(page, [makeProject()])
-  await see(page.getByRole('button', { name: 'Close project' })).toBeVisible()
+  await openProject(page, makeProject())
   if (!model) return
   // Without a default model in the settings the first installed one is preselected.
   await see(page.getByLabel('Model')).toHaveValue('llama3.2:3b')
@@ -73,7 +64,7 @@ const readThenAnswer = (delayMs = 0) => [
 ]
 
 test('a task streams thinking, a progress group and a rendered answer', async () => {
-  await turns(readThenAnswer(150))
+  await queueTurns(fake, readThenAnswer(150))
   await open()
   await send('What does the README say?')
 
@@ -111,7 +102,7 @@ test('a task streams thinking, a progress group and a rendered answer', async ()
 })
 
 test('hostile Markdown in an answer runs no script', async () => {
-  await turns([
+  await queueTurns(fake, [
     {
       chunks: [
         {
@@ -143,7 +134,7 @@ test('hostile Markdown in an answer runs no script', async () => {
 })
 
 test('Stop ends a slow run and shows it as stopped', async () => {
-  await turns(readThenAnswer(400))
+  await queueTurns(fake, readThenAnswer(400))
   await open('dark')
   await send('What does the README say?')
   const stop = page.getByRole('button', { name: 'Stop' })

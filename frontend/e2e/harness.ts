@@ -127,3 +127,30 @@ export async function closeAll() {
   browser = null
   await Promise.all([...children].map(stop))
 }
+
+/** What one test started; `stopAll` takes it down after the test (whatever got started). */
+export interface Started {
+  page?: Page
+  gantry?: Gantry
+  fake?: FakeOllama
+  dirs?: ReturnType<typeof tempDirs>
+}
+
+export async function stopAll(s: Started) {
+  await s.page?.context().close()
+  await s.gantry?.stop()
+  await s.fake?.stop()
+  s.dirs?.cleanup()
+}
+
+/** Queues scripted answers in a running fake Ollama (its /_fake/turns control endpoint). */
+export async function queueTurns(fake: FakeOllama, turns: unknown[]) {
+  const res = await fetch(`${fake.url}/_fake/turns`, { method: 'POST', body: JSON.stringify(turns) })
+  if (!res.ok) throw new Error(`fake Ollama refused the turns: HTTP ${res.status} ${await res.text()}`)
+}
+
+/** Opens a project the way a drop on the window does, and waits for the workspace view. */
+export async function openProject(page: Page, path: string) {
+  await dropPaths(page, [path])
+  await page.getByRole('button', { name: 'Close project' }).waitFor({ state: 'visible', timeout: 10_000 })
+}

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, expect, test } from 'vitest'
 import { see } from './see'
 import type { Page } from 'playwright-core'
-import { closeAll, openPage, shot, startFakeOllama, startGantry, tempDirs, unusedHost, type FakeOllama, type Gantry } from './harness'
+import { stopAll, closeAll, openPage, shot, startFakeOllama, startGantry, tempDirs, unusedHost, type FakeOllama, type Gantry } from './harness'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry | undefined
@@ -9,10 +9,7 @@ let fake: FakeOllama | undefined
 let page: Page | undefined
 
 afterEach(async () => {
-  await page?.context().close()
-  await gantry?.stop()
-  await fake?.stop()
-  dirs?.cleanup()
+  await stopAll({ page, gantry, fake, dirs })
   page = gantry = fake = undefined
 })
 afterAll(closeAll)

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { see } from './see'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { closeAll, dropPaths, openPage, shot, startGantry, tempDirs, type Gantry } from './harness'
+import { openProject, stopAll, closeAll, dropPaths, openPage, shot, startGantry, tempDirs, type Gantry } from './harness'
 import { makeProject } from './fixtures'
 
 let dirs: ReturnType<typeof tempDirs>
@@ -16,9 +16,7 @@ beforeEach(async () => {
   ;({ page, errors } = await openPage(gantry.url))
 })
 afterEach(async () => {
-  await page.context().close()
-  await gantry.stop()
-  dirs.cleanup()
+  await stopAll({ page, gantry, dirs })
 })
 afterAll(closeAll)
 
@@ -34,8 +32,7 @@ describe('opening a project folder', () => {
 
   test('dropping a folder opens the workspace view with a lazy, gitignore-aware file tree', async () => {
     const proj = makeProject()
-    await dropPaths(page, [proj])
-    await see(page.getByRole('button', { name: 'Close project' })).toBeVisible()
+    await openProject(page, proj)
     await see(page.getByText(proj, { exact: false }).first()).toBeAttached()
     await see(tree().getByRole('treeitem', { name: 'src' })).toBeVisible()
     await see(tree().getByRole('treeitem', { name: 'README.md' })).toBeVisible()

@@ -3,7 +3,7 @@ import { see } from './see'
 import { rmSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Page } from 'playwright-core'
-import { closeAll, dropPaths, openPage, shot, startGantry, tempDirs, type Gantry } from './harness'
+import { stopAll, closeAll, dropPaths, openPage, shot, startGantry, tempDirs, type Gantry } from './harness'
 import { makeProject } from './fixtures'
 
 let dirs: ReturnType<typeof tempDirs>
@@ -16,9 +16,7 @@ beforeEach(async () => {
   ;({ page } = await openPage(gantry.url))
 })
 afterEach(async () => {
-  await page.context().close()
-  await gantry.stop()
-  dirs.cleanup()
+  await stopAll({ page, gantry, dirs })
 })
 afterAll(closeAll)
 

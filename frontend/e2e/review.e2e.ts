@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { closeAll, dropPaths, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { openProject, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
 
 const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
@@ -23,10 +23,7 @@ beforeEach(async () => {
   gantry = undefined
 })
 afterEach(async () => {
-  await page?.context().close()
-  await gantry?.stop()
-  await fake.stop()
-  dirs.cleanup()
+  await stopAll({ page, gantry, fake, dirs })
 })
 afterAll(closeAll)
 
@@ -48,8 +45,7 @@ async function runTwoEdits() {
   gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
   ;({ page, errors } = await openPage(gantry.url, 'light'))
   project = makeProject()
-  await dropPaths(page, [project])
-  await see(page.getByRole('button', { name: 'Close project' })).toBeVisible()
+  await openProject(page, project)
   await page.getByLabel('Model').selectOption('qwen3:4b')
   const box = page.getByLabel('Task', { exact: true })
   await box.fill('Edit the readme and main.go')

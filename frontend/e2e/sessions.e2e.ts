@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
 import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { closeAll, dropPaths, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
 
 const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
@@ -21,17 +21,9 @@ beforeEach(async () => {
   gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
 })
 afterEach(async () => {
-  await page?.context().close()
-  await gantry.stop()
-  await fake.stop()
-  dirs.cleanup()
+  await stopAll({ page, gantry, fake, dirs })
 })
 afterAll(closeAll)
-
-async function turns(list: unknown[]) {
-  const res = await fetch(`${fake.url}/_fake/turns`, { method: 'POST', body: JSON.stringify(list) })
-  expect(res.ok).toBe(true)
-}
 
 const answer = (text: string) => ({ chunks: [{ content: `${text} [TASK_COMPLETE]` }] })
 
@@ -46,14 +38,13 @@ const rows = () => page.getByTestId('session')
 const row = (title: string) => rows().filter({ hasText: title })
 
 test('chats are listed, reopened as shown live, renamed and deleted', async () => {
-  await turns([
+  await queueTurns(fake, [
     { chunks: [{ thinking: 'Short question.' }, { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }] },
     answer('The README is a **one-line** title.'),
     answer('There are no tests yet.'),
   ])
   ;({ page, errors } = await openPage(gantry.url, 'light'))
-  await dropPaths(page, [makeProject()])
-  await see(page.getByRole('button', { name: 'Close project' })).toBeVisible()
+  await openProject(page, makeProject())
   await page.getByLabel('Model').selectOption('qwen3:4b')
   await page.getByRole('tab', { name: 'Chats' }).click()
   await see(page.getByText('No chats yet')).toBeVisible()

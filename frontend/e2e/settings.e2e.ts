@@ -3,7 +3,7 @@ import { see } from './see'
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
-import { closeAll, openPage, shot, startFakeOllama, startGantry, tempDirs, unusedHost, type FakeOllama, type Gantry } from './harness'
+import { stopAll, closeAll, openPage, shot, startFakeOllama, startGantry, tempDirs, unusedHost, type FakeOllama, type Gantry } from './harness'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry | undefined
@@ -11,10 +11,7 @@ let fake: FakeOllama | undefined
 let page: Page | undefined
 
 afterEach(async () => {
-  await page?.context().close()
-  await gantry?.stop()
-  await fake?.stop()
-  dirs?.cleanup()
+  await stopAll({ page, gantry, fake, dirs })
   page = gantry = fake = undefined
 })
 afterAll(closeAll)

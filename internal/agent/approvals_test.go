@@ -3,10 +3,6 @@ package agent
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,14 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"gantry/internal/approval"
-	"gantry/internal/checkpoint"
 	"gantry/internal/events"
-	"gantry/internal/ignore"
-	"gantry/internal/llm"
 	"gantry/internal/llm/fakeollama"
-	"gantry/internal/safety"
-	"gantry/internal/store"
-	"gantry/internal/terminal"
 	"gantry/internal/tools"
 )
 
@@ -30,7 +20,6 @@ import (
 // test, which answers it from another goroutine as the app's bound method would.
 type approvalFixture struct {
 	*runFixture
-	env       *tools.Env
 	mgr       *approval.Manager
 	rules     *approval.MemoryRuleStore
 	requested chan approval.Card
@@ -38,37 +27,15 @@ type approvalFixture struct {
 
 func newApprovalFixture(t *testing.T, turns []fakeollama.Turn, policy approval.Policy) *approvalFixture {
 	t.Helper()
-	ctx := context.Background()
-	root := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte(runMainGo), 0o644))
-
-	db, err := store.Open(ctx, t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	sess, err := db.CreateSession(ctx, store.Session{WorkspacePath: root, Mode: "agent", Model: "coder"})
-	require.NoError(t, err)
-	emitter := events.NewEmitter(db)
-	t.Cleanup(func() { _ = emitter.Close(context.Background()) })
-
-	f := &approvalFixture{rules: &approval.MemoryRuleStore{}, requested: make(chan approval.Card, 8)}
+	// The approver is installed per run by runAs, as the app does.
+	f := &approvalFixture{runFixture: newRunFixture(t, turns, nil), rules: &approval.MemoryRuleStore{}, requested: make(chan approval.Card, 8)}
 	f.mgr = approval.NewManager(func(ctx context.Context, s events.Scope, typ events.Type, p any) error {
-		_, err := emitter.Emit(ctx, s, typ, p)
+		_, err := f.emitter.Emit(ctx, s, typ, p)
 		if err == nil && typ == approval.EventRequested {
 			f.requested <- p.(approval.Card)
 		}
 		return err
 	}, f.rules, policy)
-
-	cps := checkpoint.New(db, sess.ID)
-	f.env = &tools.Env{Root: root, Ignore: ignore.New(root), Checkpoints: cps.Checkpointer(), FileRules: safety.DefaultFileRules()}
-	reg, err := tools.NewBuiltinRegistry(f.env, terminal.NewSession(root))
-	require.NoError(t, err)
-
-	fake := fakeollama.NewTest(t, fakeollama.Script{Models: []fakeollama.Model{runNativeModel}, Turns: turns})
-	base, err := url.Parse(fake.URL())
-	require.NoError(t, err)
-	runner := NewRunner(Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: emitter, Messages: db, Tools: reg, Checkpoints: cps})
-	f.runFixture = &runFixture{t: t, fake: fake, db: db, emitter: emitter, runner: runner, root: root, sessionID: sess.ID}
 	return f
 }
 

@@ -38,6 +38,7 @@ type runFixture struct {
 	fake      *fakeollama.Server
 	db        *store.DB
 	emitter   *events.Emitter
+	env       *tools.Env // approvals go through env.Approver, which a test may swap per run
 	runner    *Runner
 	root      string
 	sessionID string
@@ -66,7 +67,7 @@ func newRunFixture(t *testing.T, turns []fakeollama.Turn, approver tools.Approve
 	base, err := url.Parse(fake.URL())
 	require.NoError(t, err)
 	runner := NewRunner(Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: emitter, Messages: db, Tools: reg, Checkpoints: cps})
-	return &runFixture{t: t, fake: fake, db: db, emitter: emitter, runner: runner, root: root, sessionID: sess.ID}
+	return &runFixture{t: t, fake: fake, db: db, emitter: emitter, env: env, runner: runner, root: root, sessionID: sess.ID}
 }
 
 func (f *runFixture) run(ctx context.Context, model, text string) RunResult {
