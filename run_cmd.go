@@ -16,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 
+	"gantry/app"
 	"gantry/internal/agent"
 	"gantry/internal/approval"
 	"gantry/internal/checkpoint"
@@ -37,7 +38,8 @@ const runUsage = `Usage: gantry run --workspace DIR [flags] "task"
 
 Runs the agent on the task without a window. Every event is written to stdout as one JSON line
 ({"id","seq","sessionId","runId","type","payload","time"}); the last line is
-{"type":"final","status":…,"message":…,"filesChanged":[…]}. Exit code: 0 done, 1 failed or
+{"type":"final","status":…,"message":…,"filesChanged":[…]}, with "truncated":true when Ollama
+cut the answer (num_predict or the context window). Exit code: 0 done, 1 failed or
 stopped at the step limit, 2 bad usage, 3 stopped by SIGINT/SIGTERM.
 
 Flags:
@@ -176,7 +178,7 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 		approval.HeadlessPolicy(approval.Policy{}, f.yes, f.yesCritical),
 	)
 	gate := approvals.Gate(approval.GateOptions{Scope: events.Scope{SessionID: sess.ID}, Workspace: root, Unattended: true})
-	session, err := agent.NewSessionTools(db, sess.ID, root, gate)
+	session, err := agent.NewSessionTools(db, sess.ID, root, gate, app.SessionOptionsOf(settings))
 	if err != nil {
 		return err
 	}
@@ -234,7 +236,8 @@ func (j *jsonLines) final(res agent.RunResult) {
 		Status       agent.Status            `json:"status"`
 		Message      string                  `json:"message"`
 		FilesChanged []checkpoint.FileChange `json:"filesChanged"`
-	}{"final", res.Status, res.Message, files})
+		Truncated    bool                    `json:"truncated,omitempty"` // the answer was cut (num_predict, context)
+	}{"final", res.Status, res.Message, files, res.Truncated})
 }
 
 func (j *jsonLines) write(v any) {

@@ -95,6 +95,20 @@ func TestRunCommand(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "hello\n", string(b))
 
+	t.Run("the settings' tool toggles hold for headless runs too", func(t *testing.T) {
+		cfg := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(cfg, "settings.json"), []byte(`{"disabledTools":["run_terminal_command"]}`), 0o644))
+		fake.Enqueue(fakeollama.Turn{Chunks: []fakeollama.Chunk{{Content: "Nothing to do. [TASK_COMPLETE]"}}})
+		res := runGantry(t, bin, fake, "run", "--workspace", root, "--model", "coder", "--data-dir", t.TempDir(), "--config-dir", cfg, "look around")
+		require.Equal(t, 0, res.code, res.stderr)
+		reqs := fake.Requests()
+		var offered []string
+		for _, tool := range reqs[len(reqs)-1].Tools {
+			offered = append(offered, tool.Function.Name)
+		}
+		require.Contains(t, offered, "read_file")
+		require.NotContains(t, offered, "run_terminal_command")
+	})
 	t.Run("missing task", func(t *testing.T) {
 		res := runGantry(t, bin, fake, append([]string{"run", "--workspace", root, "--model", "coder"}, dirs...)...)
 		require.Equal(t, 2, res.code)

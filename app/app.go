@@ -80,8 +80,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		slog.Warn("approval rules", "problem", p)
 	}
 	a.Chat = newChatService(db, emitter, settings, a.Workspace, rules)
+	a.Chat.runFailed = a.Ollama.wake
 	a.Review = newReviewService(db)
-	a.Settings = &SettingsService{store: settings, ollama: a.Ollama, chat: a.Chat}
+	a.Settings = &SettingsService{store: settings, rules: rules, ollama: a.Ollama, chat: a.Chat}
 	a.Info = &AppService{opts: opts}
 	return a, nil
 }

@@ -15,6 +15,7 @@ import (
 	"gantry/internal/diff"
 	"gantry/internal/events"
 	"gantry/internal/llm"
+	"gantry/internal/safety"
 	"gantry/internal/store"
 )
 
@@ -61,6 +62,9 @@ type ChatService struct {
 	approvals *approval.Manager
 	runs      *runs
 	ctx       context.Context
+	// runFailed is called after a run failed: a run is often the first to see Ollama go away
+	// (or come back), and the status in the UI should not wait for the next periodic check.
+	runFailed func()
 }
 
 func newChatService(db *store.DB, emitter *events.Emitter, settings *config.Store, ws *WorkspaceService, rules approval.RuleStore) *ChatService {
@@ -79,7 +83,32 @@ func (s *ChatService) start(ctx context.Context) { s.ctx = ctx }
 
 // policyOf is the approval policy the settings choose.
 func policyOf(st config.Settings) approval.Policy {
-	return approval.Policy{Mode: approval.Mode(st.PermissionMode), AutoApproveCommands: st.AutoApproveCommands}
+	return approval.Policy{
+		Mode: approval.Mode(st.PermissionMode), AutoApproveCommands: st.AutoApproveCommands,
+		AutoApproveSensitiveEdits: st.AutoApproveSensitiveEdits,
+	}
+}
+
+// SessionOptionsOf is what the settings choose for a session's tools (the app's chats and
+// `gantry run` alike).
+func SessionOptionsOf(st config.Settings) agent.SessionOptions {
+	return agent.SessionOptions{
+		FileRules:       safetyRules(st.FileRules),
+		DisabledTools:   st.DisabledTools,
+		TerminalTimeout: time.Duration(st.TerminalTimeout) * time.Second,
+	}
+}
+
+// safetyRules turns the settings' file rules into the tools' own; nil stays nil (the defaults).
+func safetyRules(rules []config.FileRule) []safety.FileRule {
+	if rules == nil {
+		return nil
+	}
+	out := make([]safety.FileRule, len(rules))
+	for i, r := range rules {
+		out[i] = safety.FileRule{Pattern: r.Pattern, AutoApprove: r.Action == config.FileAllow}
+	}
+	return out
 }
 
 // settingsSaved applies a new permission mode to the approvals decided from now on, including
@@ -123,11 +152,13 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 		return SendResult{}, err
 	}
 	cs, run, ctx, err := s.runs.begin(s.ctx, sess.ID, func(approver *runApprover) (*agent.SessionTools, error) {
-		return agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver)
+		return agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver, SessionOptionsOf(st))
 	})
 	if err != nil {
 		return SendResult{}, err
 	}
+	// The session's tools outlive its runs; settings saved since apply from this run on.
+	cs.tools.Apply(SessionOptionsOf(st))
 	s.approvals.SetPolicy(policyOf(st))
 	cs.approver.gate.Store(s.approvals.Gate(approval.GateOptions{
 		Scope: events.Scope{SessionID: sess.ID, RunID: run.id}, Workspace: sess.WorkspacePath,
@@ -136,12 +167,16 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 	runReq := agent.RunRequest{
 		SessionID: sess.ID, RunID: run.id, Workspace: sess.WorkspacePath, Mode: mode, Model: model,
 		Text: text, Attachments: req.Attachments, Plan: req.Plan,
-		NumCtxCap: st.NumCtxCap, MaxIterations: st.MaxIterations,
+		NumCtxCap: st.NumCtxCap, MaxIterations: st.MaxIterations, GitBranch: st.GitBranch,
 	}
 	go func() {
 		defer s.runs.end(run)
-		if _, err := runner.Run(ctx, runReq); err != nil {
+		res, err := runner.Run(ctx, runReq)
+		if err != nil {
 			slog.Error("agent run", "session", sess.ID, "run", run.id, "err", err)
+		}
+		if res.Status == agent.StatusFailed && s.runFailed != nil {
+			s.runFailed()
 		}
 	}()
 	return SendResult{SessionID: sess.ID, RunID: run.id}, nil

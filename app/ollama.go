@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,8 +29,9 @@ type OllamaService struct {
 	ctx     context.Context
 	wakeups chan struct{}
 
-	mu   sync.Mutex
-	last llm.Status
+	mu    sync.Mutex
+	last  llm.Status
+	pulls pulls
 }
 
 func newOllamaService(settings *config.Store, emitter *events.Emitter) *OllamaService {
@@ -73,6 +76,38 @@ func (s *OllamaService) check(ctx context.Context) llm.Status {
 func sameStatus(a, b llm.Status) bool {
 	return a.Host == b.Host && a.Reachable == b.Reachable && a.Version == b.Version && a.Error == b.Error &&
 		slices.EqualFunc(a.Models, b.Models, func(x, y llm.Model) bool { return x == y })
+}
+
+// TestHost checks the typed host without saving it: the version and models when it is Ollama,
+// else why not (refused, not Ollama, timeout) and what to do, in the Status. An empty host is
+// what an empty setting means: $OLLAMA_HOST or the default.
+func (s *OllamaService) TestHost(host string) (llm.Status, error) {
+	if err := (config.Settings{OllamaHost: host}).Validate(); err != nil {
+		return llm.Status{}, err
+	}
+	base, err := llm.ResolveHost(strings.TrimSpace(host))
+	if err != nil {
+		return llm.Status{}, err
+	}
+	return llm.CheckStatus(s.ctx, base), nil
+}
+
+// modelsTimeout bounds listing the models with their capabilities (one /api/show each).
+const modelsTimeout = 15 * time.Second
+
+// Models lists the installed models with what each can do (tools, thinking, vision).
+func (s *OllamaService) Models() ([]llm.ModelDetail, error) {
+	base, err := llm.ResolveHost(s.settings.Get().OllamaHost)
+	if err != nil {
+		return nil, err
+	}
+	st := llm.CheckStatus(s.ctx, base)
+	if st.Error != "" {
+		return nil, errors.New(st.Error + ". " + st.Hint)
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, modelsTimeout)
+	defer cancel()
+	return llm.DescribeModels(ctx, base, st.Models), nil
 }
 
 // wake makes the monitor check now (after the host setting changed).

@@ -1,10 +1,17 @@
 package app
 
 import (
+	"fmt"
 	"os"
+	"slices"
+	"strings"
 
+	"gantry/internal/approval"
 	"gantry/internal/config"
 	"gantry/internal/llm"
+	"gantry/internal/safety"
+	"gantry/internal/terminal"
+	"gantry/internal/tools"
 )
 
 // SettingsView is what the Settings screen shows (mirrored in frontend/src/lib/types.ts).
@@ -14,11 +21,23 @@ type SettingsView struct {
 	Problem       string          `json:"problem"`
 	EffectiveHost string          `json:"effectiveHost"`
 	EnvHost       string          `json:"envHost"`
+	// DefaultFileRules are the built-in sensitive-file rules, which Settings.FileRules null means.
+	DefaultFileRules []config.FileRule `json:"defaultFileRules"`
+	// DefaultTerminalTimeout is the seconds a command gets when TerminalTimeout is 0.
+	DefaultTerminalTimeout int `json:"defaultTerminalTimeout"`
 }
 
-// SettingsService reads and saves settings.
+// ToolInfo is a built-in tool as the Settings screen lists it.
+type ToolInfo struct {
+	Name    string     `json:"name"`
+	Summary string     `json:"summary"` // one line for a person, not the model's description
+	Kind    tools.Kind `json:"kind"`
+}
+
+// SettingsService reads and saves settings and the "always allow" rules.
 type SettingsService struct {
 	store  *config.Store
+	rules  *approval.FileRuleStore
 	ollama *OllamaService
 	chat   *ChatService
 }
@@ -26,7 +45,10 @@ type SettingsService struct {
 // Get returns the settings and how they resolve.
 func (s *SettingsService) Get() SettingsView {
 	cur := s.store.Get()
-	view := SettingsView{Settings: cur, Path: s.store.Path(), Problem: s.store.Problem(), EnvHost: os.Getenv("OLLAMA_HOST")}
+	view := SettingsView{
+		Settings: cur, Path: s.store.Path(), Problem: s.store.Problem(), EnvHost: os.Getenv("OLLAMA_HOST"),
+		DefaultFileRules: configRules(safety.DefaultFileRules()), DefaultTerminalTimeout: int(terminal.DefaultTimeout.Seconds()),
+	}
 	if u, err := llm.ResolveHost(cur.OllamaHost); err == nil {
 		view.EffectiveHost = u.String()
 	}
@@ -41,10 +63,78 @@ func (s *SettingsService) Save(next config.Settings) (SettingsView, error) {
 	if _, err := llm.ResolveHost(next.OllamaHost); err != nil {
 		return SettingsView{}, err
 	}
+	known := builtinTools()
+	for _, name := range next.DisabledTools {
+		if !slices.ContainsFunc(known, func(t ToolInfo) bool { return t.Name == strings.TrimSpace(name) }) {
+			return SettingsView{}, fmt.Errorf("there is no tool named %q to turn off", name)
+		}
+	}
 	if err := s.store.Save(next); err != nil {
 		return SettingsView{}, err
 	}
 	s.ollama.wake()
 	s.chat.settingsSaved(s.store.Get())
 	return s.Get(), nil
+}
+
+// Tools lists the built-in tools in the order the model sees them, for the on/off switches.
+func (s *SettingsService) Tools() []ToolInfo { return builtinTools() }
+
+// Rules are the stored "always allow" rules, in the order they were given.
+func (s *SettingsService) Rules() []approval.Rule {
+	rules := s.rules.Rules()
+	if rules == nil {
+		rules = []approval.Rule{}
+	}
+	return rules
+}
+
+// RemoveRule deletes an "always allow" rule; the next approval it would have covered asks again.
+func (s *SettingsService) RemoveRule(r approval.Rule) ([]approval.Rule, error) {
+	if err := s.rules.RemoveRule(r); err != nil {
+		return nil, err
+	}
+	return s.Rules(), nil
+}
+
+// RulesProblem says why the rules file could not be used at start, or "".
+func (s *SettingsService) RulesProblem() string { return s.rules.Problem() }
+
+// toolSummaries describe each tool to a person in one line; the model's descriptions are
+// written for the model.
+var toolSummaries = map[string]string{
+	"read_file":            "Read a file's text.",
+	"list_files":           "List the files and folders of a folder.",
+	"glob":                 "Find files by name pattern, like **/*.go.",
+	"search_workspace":     "Search the text of the project's files, like grep.",
+	"get_diagnostics":      "Check a file for errors with its language's checker (gofmt, tsc, …).",
+	"edit_file":            "Change part of a file by replacing text.",
+	"write_file":           "Create a file or replace all of its content.",
+	"run_terminal_command": "Run a shell command in the project, such as a build or the tests.",
+	"undo_file":            "Undo the agent's changes to one file in this run.",
+	"undo_turn":            "Undo every change the agent made in this run.",
+}
+
+func builtinTools() []ToolInfo {
+	var out []ToolInfo
+	// The tools are only described here, never run, so they need no real workspace.
+	for _, t := range tools.Builtins(&tools.Env{}, terminal.NewSession(os.TempDir())) {
+		summary := toolSummaries[t.Name()]
+		if summary == "" {
+			summary, _, _ = strings.Cut(t.Description(), ". ")
+		}
+		out = append(out, ToolInfo{Name: t.Name(), Summary: summary, Kind: t.Kind()})
+	}
+	return out
+}
+
+func configRules(rules []safety.FileRule) []config.FileRule {
+	out := make([]config.FileRule, len(rules))
+	for i, r := range rules {
+		out[i] = config.FileRule{Pattern: r.Pattern, Action: config.FileAsk}
+		if r.AutoApprove {
+			out[i].Action = config.FileAllow
+		}
+	}
+	return out
 }

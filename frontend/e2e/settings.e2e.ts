@@ -1,9 +1,25 @@
+// The Settings screen against a real `gantry serve`: every change is saved at once (or refused
+// with the reason under the field), the files on disk say so, and the next run uses them.
 import { afterAll, afterEach, expect, test } from 'vitest'
 import { see } from './see'
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Page } from 'playwright-core'
-import { stopAll, closeAll, openPage, shot, startFakeOllama, startGantry, tempDirs, unusedHost, type FakeOllama, type Gantry } from './harness'
+import type { Locator, Page } from 'playwright-core'
+import { makeProject } from './fixtures'
+import {
+  closeAll,
+  openPage,
+  openProject,
+  queueTurns,
+  shot,
+  startFakeOllama,
+  startGantry,
+  stopAll,
+  tempDirs,
+  unusedHost,
+  type FakeOllama,
+  type Gantry,
+} from './harness'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry | undefined
@@ -16,38 +32,195 @@ afterEach(async () => {
 })
 afterAll(closeAll)
 
-test('settings are saved, applied at once, and reloaded after a restart', async () => {
+const saved = () => JSON.parse(readFileSync(join(dirs.configDir, 'settings.json'), 'utf8'))
+
+async function openSettings(p: Page, section?: string): Promise<Locator> {
+  await p.getByRole('button', { name: 'Settings' }).first().click()
+  const dialog = p.getByRole('dialog', { name: 'Settings' })
+  await see(dialog).toBeVisible()
+  if (section) await dialog.getByRole('tab', { name: section }).click()
+  return dialog
+}
+
+test('each change is saved at once, refused ones say why, and all is there after a restart', async () => {
   fake = await startFakeOllama()
   dirs = tempDirs()
   gantry = await startGantry({ ...dirs, ollamaHost: await unusedHost() })
   ;({ page } = await openPage(gantry.url))
   await see(page.getByTestId('ollama-status')).toContainText('unreachable')
 
-  await page.getByRole('button', { name: 'Settings' }).first().click()
-  const dialog = page.getByRole('dialog', { name: 'Settings' })
-  await dialog.getByLabel('Ollama host').fill('not a host')
-  await dialog.getByRole('button', { name: 'Save' }).click()
-  await see(dialog).toContainText('must not contain spaces')
+  const dialog = await openSettings(page)
+  const host = dialog.getByLabel('Ollama host')
+  await host.fill('not a host')
+  await host.press('Enter')
+  await see(dialog.getByRole('alert')).toContainText('must not contain spaces')
   expect(existsSync(join(dirs.configDir, 'settings.json'))).toBe(false)
 
-  await dialog.getByLabel('Ollama host').fill(fake.host)
-  await dialog.getByLabel('Default model').fill('qwen3:4b')
-  await shot(page, 'settings')
-  await dialog.getByRole('button', { name: 'Save' }).click()
-  await see(dialog).toBeHidden()
+  await host.fill(fake.host)
+  await host.press('Enter')
+  await see(dialog).toContainText('Saved')
   await see(page.getByTestId('ollama-status')).toContainText('Ollama 0.17.4 · 2 models')
+  expect(saved()).toMatchObject({ ollamaHost: fake.host })
 
-  const saved = JSON.parse(readFileSync(join(dirs.configDir, 'settings.json'), 'utf8'))
-  expect(saved).toMatchObject({ ollamaHost: fake.host, defaultModel: 'qwen3:4b' })
+  await dialog.getByRole('tab', { name: 'Models' }).click()
+  await dialog.getByLabel('Default model').fill('qwen3:4b')
+  await dialog.getByLabel('Default model').press('Enter')
+  await dialog.getByLabel('Context window cap (tokens)').fill('100')
+  await dialog.getByLabel('Context window cap (tokens)').press('Tab')
+  await see(dialog.getByRole('alert')).toContainText('context length 100 must be between 2048')
+  await dialog.getByLabel('Context window cap (tokens)').fill('16384')
+  await dialog.getByLabel('Context window cap (tokens)').press('Tab')
+  await expect.poll(() => saved().numCtxCap).toBe(16384)
+  expect(saved().defaultModel).toBe('qwen3:4b')
+
+  await dialog.getByRole('tab', { name: 'Permissions' }).click()
+  await dialog.getByRole('radio', { name: /Full access/ }).click()
+  await dialog.getByRole('switch', { name: 'Auto-approve sensitive edits' }).click()
+  await see(dialog.getByRole('switch', { name: 'Auto-approve sensitive edits' })).toHaveAttribute('aria-checked', 'true')
+  await expect.poll(() => saved()).toMatchObject({ permissionMode: 'full', autoApproveSensitiveEdits: true })
+
+  await dialog.getByRole('tab', { name: 'Tools' }).click()
+  await dialog.getByLabel('Command timeout (seconds)').fill('900')
+  await dialog.getByLabel('Command timeout (seconds)').press('Tab')
+  await see(dialog.getByRole('alert')).toContainText('must be between 1 and 600 seconds')
+  await dialog.getByLabel('Command timeout (seconds)').fill('120')
+  await dialog.getByLabel('Command timeout (seconds)').press('Tab')
+  await dialog.getByRole('switch', { name: 'A git branch per session' }).click()
+  await expect.poll(() => saved()).toMatchObject({ terminalTimeout: 120, gitBranch: true })
+
+  await dialog.getByRole('tab', { name: 'General' }).click()
+  await dialog.getByRole('radio', { name: 'Dark' }).click()
+  await expect.poll(() => page!.evaluate(() => document.documentElement.dataset.theme)).toBe('dark')
+  const bg = () => page!.evaluate(() => getComputedStyle(document.body).backgroundColor)
+  expect(await bg()).toBe('rgb(24, 24, 27)')
+  await dialog.getByRole('radio', { name: 'Light' }).click()
+  await expect.poll(bg).toBe('rgb(255, 255, 255)')
+  await dialog.getByRole('radio', { name: 'System' }).click()
+  await expect.poll(() => saved().theme).toBe('system')
 
   await page.context().close()
   await gantry.stop()
   gantry = await startGantry({ ...dirs, ollamaHost: await unusedHost() })
-  ;({ page } = await openPage(gantry.url))
+  ;({ page } = await openPage(gantry.url, 'dark'))
   await see(page.getByTestId('ollama-status')).toContainText('Ollama 0.17.4')
-  await page.getByRole('button', { name: 'Settings' }).first().click()
-  await see(page.getByLabel('Ollama host')).toHaveValue(fake.host)
-  await see(page.getByLabel('Default model')).toHaveValue('qwen3:4b')
+  const again = await openSettings(page)
+  await see(again.getByLabel('Ollama host')).toHaveValue(fake.host)
+  await again.getByRole('tab', { name: 'Models' }).click()
+  await see(again.getByLabel('Default model')).toHaveValue('qwen3:4b')
+  await see(again.getByLabel('Context window cap (tokens)')).toHaveValue('16384')
+  await again.getByRole('tab', { name: 'Permissions' }).click()
+  await see(again.getByRole('radio', { name: /Full access/ })).toHaveAttribute('aria-checked', 'true')
+})
+
+test('Test checks the typed host without saving it', async () => {
+  fake = await startFakeOllama()
+  dirs = tempDirs()
+  const dead = await unusedHost()
+  gantry = await startGantry({ ...dirs, ollamaHost: dead })
+  ;({ page } = await openPage(gantry.url))
+  const dialog = await openSettings(page)
+  const host = dialog.getByLabel('Ollama host')
+
+  await host.fill(dead)
+  await dialog.getByRole('button', { name: 'Test' }).click()
+  await see(dialog.getByTestId('host-test')).toContainText('connection refused')
+  await see(dialog.getByTestId('host-test')).toContainText('ollama serve')
+
+  await host.fill(fake.host)
+  await dialog.getByRole('button', { name: 'Test' }).click()
+  await see(dialog.getByTestId('host-test')).toContainText('Connected to Ollama 0.17.4')
+  await see(dialog.getByTestId('host-test')).toContainText('2 models')
+  await shot(page, 'settings-host-test')
+  expect(existsSync(join(dirs.configDir, 'settings.json'))).toBe(false)
+  await see(page.getByTestId('ollama-status')).toContainText('unreachable')
+})
+
+test('file rules: add, reorder, remove and restore the defaults, kept in settings.json', async () => {
+  dirs = tempDirs()
+  gantry = await startGantry(dirs)
+  ;({ page } = await openPage(gantry.url))
+  const dialog = await openSettings(page, 'Sensitive files')
+  await see(dialog).toContainText('the last one that matches wins')
+  await see(dialog).toContainText('Built-in rules')
+  const defaults = await dialog.getByRole('list', { name: 'File rules' }).getByRole('listitem').count()
+  expect(defaults).toBeGreaterThan(10)
+
+  await dialog.getByLabel('New pattern').fill('src/[oops')
+  await dialog.getByRole('button', { name: 'Add rule' }).click()
+  await see(dialog.getByRole('alert')).toContainText('is not a valid glob')
+
+  await dialog.getByLabel('New pattern').fill('.env.example')
+  await dialog.getByLabel("New rule's action").selectOption('allow')
+  await dialog.getByRole('button', { name: 'Add rule' }).click()
+  await see(dialog).toContainText('Your rules')
+  await expect.poll(() => saved().fileRules?.at(-1)).toEqual({ pattern: '.env.example', action: 'allow' })
+  expect(saved().fileRules).toHaveLength(defaults + 1)
+
+  await dialog.getByRole('button', { name: `Move rule ${defaults + 1} up` }).click()
+  await expect.poll(() => saved().fileRules[defaults - 1]).toEqual({ pattern: '.env.example', action: 'allow' })
+  await dialog.getByLabel('Pattern 1', { exact: true }).fill('.env.local')
+  await dialog.getByLabel('Pattern 1', { exact: true }).press('Tab')
+  await expect.poll(() => saved().fileRules[0].pattern).toBe('.env.local')
+  await dialog.getByRole('button', { name: 'Remove rule 2', exact: true }).click()
+  await expect.poll(() => saved().fileRules).toHaveLength(defaults)
+  await shot(page, 'settings-file-rules')
+
+  await dialog.getByRole('button', { name: 'Restore defaults' }).click()
+  await see(dialog).toContainText('Built-in rules')
+  await expect.poll(() => saved().fileRules).toBeNull()
+})
+
+test('an "always allow" rule is listed in plain words and can be deleted', async () => {
+  dirs = tempDirs()
+  const project = makeProject('webshop')
+  const rules = [
+    { kind: 'command', commandPrefix: 'npm test', severity: 'medium', scope: 'project', workspace: project },
+    { kind: 'edit', pathGlob: 'docs/**', scope: 'user' },
+  ]
+  writeFileSync(join(dirs.configDir, 'approval-rules.json'), JSON.stringify({ rules }))
+  gantry = await startGantry(dirs)
+  ;({ page } = await openPage(gantry.url))
+  const dialog = await openSettings(page, 'Always allow')
+  const list = dialog.getByRole('list', { name: 'Always allow rules' })
+  await see(list.getByRole('listitem')).toHaveCount(2)
+  await see(list).toContainText('Run commands starting with npm test')
+  await see(list).toContainText('only in webshop')
+  await see(list).toContainText('Change docs/**')
+  await see(list).toContainText('in all projects')
+
+  await dialog.getByRole('button', { name: 'Delete rule 1' }).click()
+  await see(list.getByRole('listitem')).toHaveCount(1)
+  const left = JSON.parse(readFileSync(join(dirs.configDir, 'approval-rules.json'), 'utf8'))
+  expect(left.rules).toEqual([rules[1]])
+})
+
+test('a tool turned off is not offered to the model in the next run', async () => {
+  fake = await startFakeOllama()
+  dirs = tempDirs()
+  gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
+  ;({ page } = await openPage(gantry.url))
+  await openProject(page, makeProject())
+
+  const dialog = await openSettings(page, 'Tools')
+  const toggle = dialog.getByRole('switch', { name: 'write_file' })
+  await see(toggle).toHaveAttribute('aria-checked', 'true')
+  await toggle.click()
+  await see(toggle).toHaveAttribute('aria-checked', 'false')
+  await expect.poll(() => saved().disabledTools).toEqual(['write_file'])
+  await dialog.getByRole('button', { name: 'Done' }).click()
+
+  await queueTurns(fake, [{ chunks: [{ content: 'Nothing to do. [TASK_COMPLETE]' }] }])
+  const box = page.getByLabel('Task', { exact: true })
+  await box.fill('say hello')
+  await box.press('Enter')
+  await expect
+    .poll(async () => {
+      const requests = (await (await fetch(`${fake!.url}/_fake/requests`)).json()) as { tools?: { function: { name: string } }[] }[]
+      return requests.at(-1)?.tools?.map((t) => t.function.name) ?? []
+    })
+    .toContain('edit_file')
+  const requests = (await (await fetch(`${fake.url}/_fake/requests`)).json()) as { tools?: { function: { name: string } }[] }[]
+  expect(requests.at(-1)?.tools?.map((t) => t.function.name)).not.toContain('write_file')
 })
 
 test('a corrupt settings file: clear message, defaults used, the bad file kept aside', async () => {
@@ -66,9 +239,8 @@ test('a corrupt settings file: clear message, defaults used, the bad file kept a
 
   // The app still works: the welcome screen is usable and settings can be saved again.
   await see(page.getByText('Drop a project folder here')).toBeVisible()
-  await page.getByRole('button', { name: 'Settings' }).first().click()
-  await page.getByRole('dialog', { name: 'Settings' }).getByLabel('Default model').fill('llama3.2')
-  await page.getByRole('button', { name: 'Save' }).click()
-  await see(page.getByRole('dialog', { name: 'Settings' })).toBeHidden()
-  expect(JSON.parse(readFileSync(join(dirs.configDir, 'settings.json'), 'utf8')).defaultModel).toBe('llama3.2')
+  const dialog = await openSettings(page, 'Models')
+  await dialog.getByLabel('Default model').fill('llama3.2')
+  await dialog.getByLabel('Default model').press('Enter')
+  await expect.poll(() => saved().defaultModel).toBe('llama3.2')
 })

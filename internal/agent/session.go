@@ -3,7 +3,9 @@ package agent
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"slices"
 	"strings"
+	"time"
 
 	"gantry/internal/checkpoint"
 	"gantry/internal/ignore"
@@ -18,29 +20,57 @@ import (
 // desktop app keeps one per open session; `gantry run` makes one for its single run.
 type SessionTools struct {
 	db          *store.DB
-	Registry    *tools.Registry
+	Registry    *tools.Registry // every built-in tool, the disabled ones included
 	Checkpoints *checkpoint.Manager
+
+	env      *tools.Env
+	terminal *terminal.Session
+	disabled []string
+}
+
+// SessionOptions are the settings that shape a session's tools. The zero value is the built-in
+// behaviour: the default file rules, every tool, the terminal's default timeout.
+type SessionOptions struct {
+	FileRules       []safety.FileRule // nil: safety.DefaultFileRules
+	DisabledTools   []string          // not offered to the model; a call to one is refused
+	TerminalTimeout time.Duration     // for a command that asks for none; 0: the terminal's default
 }
 
 // NewSessionTools wires the built-in tools of session sessionID over root, asking approver
 // before writes and commands.
-func NewSessionTools(db *store.DB, sessionID, root string, approver tools.Approver) (*SessionTools, error) {
+func NewSessionTools(db *store.DB, sessionID, root string, approver tools.Approver, opts SessionOptions) (*SessionTools, error) {
 	cps := checkpoint.New(db, sessionID)
-	env := &tools.Env{
-		Root: root, Ignore: ignore.New(root), Checkpoints: cps.Checkpointer(), FileRules: safety.DefaultFileRules(),
-		Approver: approver,
-	}
-	registry, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
+	env := &tools.Env{Root: root, Ignore: ignore.New(root), Checkpoints: cps.Checkpointer(), Approver: approver}
+	term := terminal.NewSession(root)
+	registry, err := tools.NewBuiltinRegistry(env, term)
 	if err != nil {
 		return nil, err
 	}
-	return &SessionTools{db: db, Registry: registry, Checkpoints: cps}, nil
+	s := &SessionTools{db: db, Registry: registry, Checkpoints: cps, env: env, terminal: term}
+	s.Apply(opts)
+	return s, nil
 }
 
-// Runner returns a runner over the session's tools. It is cheap, so callers make one per run
-// and a changed Ollama host takes effect at the next run.
+// Apply changes the options for the session's next run (the settings were saved since the
+// session began). It must not be called while a run of the session is going on.
+func (s *SessionTools) Apply(opts SessionOptions) {
+	rules := opts.FileRules
+	if rules == nil {
+		rules = safety.DefaultFileRules()
+	}
+	s.env.FileRules = rules
+	s.terminal.SetDefaultTimeout(opts.TerminalTimeout)
+	s.disabled = slices.Clone(opts.DisabledTools)
+}
+
+// Runner returns a runner over the session's enabled tools. It is cheap, so callers make one
+// per run and a changed Ollama host takes effect at the next run.
 func (s *SessionTools) Runner(model ChatModel, sink EventSink) *Runner {
-	return NewRunner(Deps{LLM: model, Events: sink, Messages: s.db, Tools: s.Registry, Checkpoints: s.Checkpoints})
+	reg := s.Registry
+	if len(s.disabled) > 0 {
+		reg = reg.Without(s.disabled)
+	}
+	return NewRunner(Deps{LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints})
 }
 
 // SessionTitle names a new session after the first line of its first message.

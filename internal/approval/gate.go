@@ -28,6 +28,9 @@ type Policy struct {
 	Mode Mode
 	// AutoApproveCommands is the "auto-approve commands" setting, used in the default mode.
 	AutoApproveCommands bool
+	// AutoApproveSensitiveEdits writes files the file rules call sensitive without asking, in
+	// the default mode (the setting of the same name).
+	AutoApproveSensitiveEdits bool
 	// AllowCritical allows even critical commands without asking: only `gantry run
 	// --yes-critical` sets it, never a setting of the app.
 	AllowCritical bool
@@ -116,8 +119,8 @@ func (g *Gate) ApproveCommand(ctx context.Context, c tools.CommandApproval) (too
 	return g.ask(ctx, req)
 }
 
-// ApproveEdit allows every edit in full mode, edits of files that are not sensitive in the
-// default mode, and edits a rule matches in any mode; the rest ask.
+// ApproveEdit allows every edit in full mode, edits of files that are not sensitive (or all,
+// with AutoApproveSensitiveEdits) in the default mode, and edits a rule matches in any mode; the rest ask.
 func (g *Gate) ApproveEdit(ctx context.Context, e tools.EditApproval) (tools.Decision, error) {
 	req := Request{
 		Card:   Card{Kind: KindEdit, Path: e.Path, Existed: e.Existed, Sensitive: e.Sensitive, Rule: e.Rule},
@@ -126,7 +129,7 @@ func (g *Gate) ApproveEdit(ctx context.Context, e tools.EditApproval) (tools.Dec
 	}
 	p := g.m.currentPolicy()
 	defaultMode := p.Mode == ModeDefault || p.Mode == ""
-	if p.Mode == ModeFull || (defaultMode && !e.Sensitive) || g.ruleAllows(req) {
+	if p.Mode == ModeFull || (defaultMode && (!e.Sensitive || p.AutoApproveSensitiveEdits)) || g.ruleAllows(req) {
 		return tools.Decision{Allowed: true, AutoApproved: true}, nil
 	}
 	if g.opts.Unattended {

@@ -11,9 +11,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
 )
 
 // Settings are the user's choices. Zero values mean "use the default".
@@ -30,7 +33,42 @@ type Settings struct {
 	NumCtxCap int `json:"numCtxCap"`
 	// MaxIterations bounds the model calls of one run; 0 means the mode's own limit.
 	MaxIterations int `json:"maxIterations"`
+	// AutoApproveSensitiveEdits writes files the file rules call sensitive without asking, in
+	// the default mode.
+	AutoApproveSensitiveEdits bool `json:"autoApproveSensitiveEdits"`
+	// FileRules decide which files are sensitive, last match wins; nil means the built-in list
+	// (safety.DefaultFileRules), an empty list means no file is sensitive.
+	FileRules []FileRule `json:"fileRules"`
+	// DisabledTools are tools the model is not offered; never null in JSON.
+	DisabledTools []string `json:"disabledTools"`
+	// GitBranch moves each new session onto its own git branch at its first run.
+	GitBranch bool `json:"gitBranch"`
+	// TerminalTimeout is the seconds a command may run when the model asks for no timeout; 0
+	// means the terminal's default (30 s).
+	TerminalTimeout int `json:"terminalTimeout"`
+	// Theme is the app's appearance: system, light or dark.
+	Theme string `json:"theme"`
 }
+
+// FileRule is one sensitive-file rule as settings.json keeps it (safety.FileRule with words
+// instead of a bool, so the file reads plainly).
+type FileRule struct {
+	Pattern string `json:"pattern"` // doublestar glob, .gitignore-like (see safety.FileRule)
+	Action  string `json:"action"`  // FileAsk or FileAllow
+}
+
+// File rule actions.
+const (
+	FileAsk   = "ask"
+	FileAllow = "allow"
+)
+
+// Themes.
+const (
+	ThemeSystem = "system"
+	ThemeLight  = "light"
+	ThemeDark   = "dark"
+)
 
 // Permission modes, as approval.Mode spells them (config stays free of the approval package).
 const (
@@ -45,10 +83,16 @@ const (
 	MinNumCtx        = 2048
 	MaxNumCtx        = 1 << 20
 	MaxMaxIterations = 200
+	// MaxTerminalTimeout matches terminal.MaxTimeout, the cap on any one command.
+	MaxTerminalTimeout = 600
+	// MaxFileRules keeps the list something a person can still read.
+	MaxFileRules = 500
 )
 
 // Defaults returns the settings used when there is no file or it cannot be used.
-func Defaults() Settings { return Settings{PermissionMode: PermissionDefault} }
+func Defaults() Settings {
+	return Settings{PermissionMode: PermissionDefault, Theme: ThemeSystem, DisabledTools: []string{}}
+}
 
 // Validate checks values a person typed into the Settings screen.
 func (s Settings) Validate() error {
@@ -83,6 +127,43 @@ func (s Settings) Validate() error {
 	if s.MaxIterations < 0 || s.MaxIterations > MaxMaxIterations {
 		return fmt.Errorf("step limit %d must be between 1 and %d (or 0 for the default)", s.MaxIterations, MaxMaxIterations)
 	}
+	if s.TerminalTimeout < 0 || s.TerminalTimeout > MaxTerminalTimeout {
+		return fmt.Errorf("command timeout %d must be between 1 and %d seconds (or 0 for the default)", s.TerminalTimeout, MaxTerminalTimeout)
+	}
+	switch strings.ToLower(strings.TrimSpace(s.Theme)) {
+	case "", ThemeSystem, ThemeLight, ThemeDark:
+	default:
+		return fmt.Errorf("appearance %q must be system, light or dark", s.Theme)
+	}
+	if len(s.FileRules) > MaxFileRules {
+		return fmt.Errorf("%d file rules are too many (at most %d)", len(s.FileRules), MaxFileRules)
+	}
+	for i, r := range s.FileRules {
+		if err := r.validate(); err != nil {
+			return fmt.Errorf("file rule %d: %w", i+1, err)
+		}
+	}
+	for _, name := range s.DisabledTools {
+		if strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\n") {
+			return fmt.Errorf("tool name %q is not valid", name)
+		}
+	}
+	return nil
+}
+
+func (r FileRule) validate() error {
+	p := strings.TrimSpace(r.Pattern)
+	if p == "" {
+		return errors.New("the pattern is empty (try .env or secrets/**)")
+	}
+	if !doublestar.ValidatePattern(strings.TrimPrefix(p, "/")) {
+		return fmt.Errorf("pattern %q is not a valid glob (check its [ ] and { } brackets)", p)
+	}
+	switch strings.ToLower(strings.TrimSpace(r.Action)) {
+	case FileAsk, FileAllow:
+	default:
+		return fmt.Errorf("pattern %q: the action %q must be ask or allow", p, r.Action)
+	}
 	return nil
 }
 
@@ -93,6 +174,26 @@ func (s Settings) normalized() Settings {
 	if s.PermissionMode == "" {
 		s.PermissionMode = PermissionDefault
 	}
+	s.Theme = strings.ToLower(strings.TrimSpace(s.Theme))
+	if s.Theme == "" {
+		s.Theme = ThemeSystem
+	}
+	if s.FileRules != nil {
+		rules := make([]FileRule, len(s.FileRules))
+		for i, r := range s.FileRules {
+			rules[i] = FileRule{Pattern: strings.TrimSpace(r.Pattern), Action: strings.ToLower(strings.TrimSpace(r.Action))}
+		}
+		s.FileRules = rules
+	}
+	// A set, kept sorted so the file does not change when toggles are flipped back and forth.
+	tools := []string{}
+	for _, name := range s.DisabledTools {
+		if name = strings.TrimSpace(name); !slices.Contains(tools, name) {
+			tools = append(tools, name)
+		}
+	}
+	slices.Sort(tools)
+	s.DisabledTools = tools
 	return s
 }
 

@@ -9,6 +9,9 @@ const (
 	OllamaStatus Type = "ollamaStatus"
 	// RecentChanged tells the welcome screen to reload recent projects (payload: {}).
 	RecentChanged Type = "recentChanged"
+	// ModelPull reports a model download started from Settings (payload app.PullState): progress
+	// while it runs, then once more when it ended (done, failed or cancelled).
+	ModelPull Type = "modelPull"
 	// WorkspaceChanged says files of the open workspace changed on disk, whoever changed them
 	// (payload app.WorkspaceChangedPayload): the file tree reloads the folders it lists.
 	WorkspaceChanged Type = "workspaceChanged"
@@ -40,7 +43,7 @@ const (
 
 // All lists every event type, for the mirror test.
 var All = []Type{
-	OllamaStatus, RecentChanged, WorkspaceChanged,
+	OllamaStatus, ModelPull, RecentChanged, WorkspaceChanged,
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,

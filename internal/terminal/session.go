@@ -21,6 +21,7 @@ type Session struct {
 	mu         sync.Mutex
 	cwd        string
 	timeoutCap time.Duration
+	timeout0   time.Duration // for a command that asks for none; the setting
 }
 
 // NewSession starts a session in root.
@@ -32,7 +33,18 @@ func NewSession(root string) *Session {
 	if err != nil {
 		real = root
 	}
-	return &Session{root: root, realRoot: real, cwd: root, timeoutCap: MaxTimeout}
+	return &Session{root: root, realRoot: real, cwd: root, timeoutCap: MaxTimeout, timeout0: DefaultTimeout}
+}
+
+// SetDefaultTimeout sets the timeout of a command that asks for none (the person's setting);
+// outside (0, MaxTimeout] it restores DefaultTimeout.
+func (s *Session) SetDefaultTimeout(d time.Duration) {
+	if d <= 0 || d > MaxTimeout {
+		d = DefaultTimeout
+	}
+	s.mu.Lock()
+	s.timeout0 = d
+	s.mu.Unlock()
 }
 
 // SetTimeoutCap lowers the longest timeout a command may ask for; outside (0, MaxTimeout] it
@@ -111,10 +123,10 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 
 func (s *Session) timeout(asked time.Duration) time.Duration {
 	s.mu.Lock()
-	limit := s.timeoutCap
+	limit, fallback := s.timeoutCap, s.timeout0
 	s.mu.Unlock()
 	if asked <= 0 {
-		asked = DefaultTimeout
+		asked = fallback
 	}
 	return min(asked, limit)
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +14,9 @@ type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]registered
 	order []string
+	// withheld are tools the person turned off: not offered, and a call gets a clear refusal
+	// instead of "no such tool", so the model stops asking for it.
+	withheld map[string]string
 }
 
 type registered struct {
@@ -56,6 +60,28 @@ func (r *Registry) Unregister(name string) bool {
 	return true
 }
 
+// Without returns a registry of the same tools minus those named in off, whose calls are
+// refused with a message saying the person turned them off.
+func (r *Registry) Without(off []string) *Registry {
+	out := NewRegistry()
+	out.withheld = map[string]string{}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for name, why := range r.withheld {
+		out.withheld[name] = why
+	}
+	for _, name := range r.order {
+		e := r.tools[name]
+		if slices.Contains(off, name) {
+			out.withheld[name] = fmt.Sprintf("The tool %s is turned off in Gantry's settings, so it cannot be used. Do the task with the other tools, or tell the user that it needs %s.", name, name)
+			continue
+		}
+		out.tools[name] = e
+		out.order = append(out.order, name)
+	}
+	return out
+}
+
 // Get finds a tool by name.
 func (r *Registry) Get(name string) (Tool, bool) {
 	r.mu.RLock()
@@ -81,6 +107,12 @@ func (r *Registry) Prepare(name string, args map[string]any) (Tool, map[string]a
 	r.mu.RLock()
 	e, ok := r.tools[name]
 	names := append([]string(nil), r.order...)
+	why, isWithheld := r.withheld[name]
+	if !ok && isWithheld {
+		r.mu.RUnlock()
+		res := Fail(ErrDenied, "%s", why)
+		return nil, nil, &res
+	}
 	r.mu.RUnlock()
 	if !ok {
 		sort.Strings(names)

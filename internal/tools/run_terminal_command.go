@@ -25,7 +25,7 @@ const displayOutputBytes = 64 << 10
 type runTerminalCommandParams struct {
 	Command string  `json:"command" jsonschema:"The shell command to run with bash, e.g. \"go test ./...\""`
 	Cwd     string  `json:"cwd,omitempty" jsonschema:"Folder to run it in, relative to the workspace root (default: where the last command ended)"`
-	Timeout float64 `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed (default 30)"`
+	Timeout float64 `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed (default: the user's setting, 30 unless changed)"`
 }
 
 // CommandDisplay is what the UI shows for a command: its approval facts and its output.
