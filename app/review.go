@@ -15,13 +15,21 @@ import (
 )
 
 // FileDiff is one changed file as the review panel shows it (mirrored in frontend/src/lib/types.ts):
-// the file before the run against the file on disk now.
+// the file before the run against the file on disk now. Before and After are the whole texts,
+// which the diff editor lays out itself; Hunks are the same change as lines.
 type FileDiff struct {
 	Path string `json:"path"`
-	// Binary files get no hunks: there are no lines to show.
-	Binary bool        `json:"binary"`
-	Hunks  []diff.Hunk `json:"hunks"`
+	// Binary and TooLarge files get no texts and no hunks: the panel says so in a sentence.
+	Binary   bool        `json:"binary"`
+	TooLarge bool        `json:"tooLarge,omitempty"`
+	Before   string      `json:"before"`
+	After    string      `json:"after"`
+	Hunks    []diff.Hunk `json:"hunks"`
 }
+
+// maxReviewDiffBytes bounds the texts one diff sends to the window: past it an editor would be
+// slow to lay out and nobody reads the change line by line anyway.
+const maxReviewDiffBytes = 2 << 20
 
 // ReviewService lets the person keep or undo what a finished run changed, file by file. Every
 // path it takes and returns is workspace-relative; only files the run's checkpoint holds can be
@@ -65,11 +73,15 @@ func (s *ReviewService) ReviewDiff(sessionID, runID, path string) (FileDiff, err
 		return FileDiff{}, err
 	}
 	out := FileDiff{Path: path, Hunks: []diff.Hunk{}}
-	if diff.IsBinary(before) || diff.IsBinary(after) {
+	switch {
+	case diff.IsBinary(before) || diff.IsBinary(after):
 		out.Binary = true
-		return out, nil
+	case len(before)+len(after) > maxReviewDiffBytes:
+		out.TooLarge = true
+	default:
+		out.Before, out.After = string(before), string(after)
+		out.Hunks = diff.Hunks(out.Before, out.After, diff.DefaultContext)
 	}
-	out.Hunks = diff.Hunks(string(before), string(after), diff.DefaultContext)
 	return out, nil
 }
 

@@ -3,6 +3,7 @@ package app
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,8 @@ func TestReviewListsDiffsKeepsAndUndoes(t *testing.T) {
 	d, err := r.ReviewDiff(res.SessionID, res.RunID, "src/a.go")
 	require.NoError(t, err)
 	require.False(t, d.Binary)
+	require.Equal(t, "one\nkeep\n", d.Before, "the diff editor gets both whole texts")
+	require.Equal(t, "two\nkeep\n", d.After)
 	require.Len(t, d.Hunks, 1)
 	require.Equal(t, "one", d.Hunks[0].Lines[0].Text)
 
@@ -131,5 +134,19 @@ func TestReviewDiffOfBinaryFile(t *testing.T) {
 	d, err := f.app.Review.ReviewDiff(res.SessionID, res.RunID, "notes.txt")
 	require.NoError(t, err)
 	require.True(t, d.Binary)
+	require.Empty(t, d.Hunks)
+	require.Empty(t, d.After, "no bytes of a binary file go to the window")
+}
+
+func TestReviewDiffOfTooLargeFile(t *testing.T) {
+	t.Parallel()
+	f, res := reviewRun(t)
+	big := strings.Repeat("a line of text\n", maxReviewDiffBytes/15+1)
+	require.NoError(t, os.WriteFile(filepath.Join(f.root, "notes.txt"), []byte(big), 0o644))
+	d, err := f.app.Review.ReviewDiff(res.SessionID, res.RunID, "notes.txt")
+	require.NoError(t, err)
+	require.True(t, d.TooLarge)
+	require.False(t, d.Binary)
+	require.Empty(t, d.After)
 	require.Empty(t, d.Hunks)
 }

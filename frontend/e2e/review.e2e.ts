@@ -1,11 +1,11 @@
 // The review panel: after a run that edited files, a real `gantry serve` lists them under the run;
 // Keep and Undo act on the disk, and a file the person changed since asks before it is undone.
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { openProject, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { openProject, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, toolResults, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
 
 const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
@@ -32,7 +32,7 @@ const edit = (path: string, old: string, replacement: string) => ({
 })
 
 /** A run in the default mode (plain edits need no approval) that edits two files, then ends. */
-async function runTwoEdits() {
+async function runTwoEdits(colorScheme: 'light' | 'dark' = 'light') {
   const res = await fetch(`${fake.url}/_fake/turns`, {
     method: 'POST',
     body: JSON.stringify([
@@ -43,7 +43,7 @@ async function runTwoEdits() {
   })
   expect(res.ok).toBe(true)
   gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
-  ;({ page, errors } = await openPage(gantry.url, 'light'))
+  ;({ page, errors } = await openPage(gantry.url, colorScheme))
   project = makeProject()
   await openProject(page, project)
   await page.getByLabel('Model').selectOption('qwen3:4b')
@@ -95,4 +95,76 @@ test('Undo after the person edited the file asks, and Undo anyway restores it', 
   expect(read('src/main.go')).toBe('package main\n')
   await see(row('README.md')).toHaveAttribute('data-status', 'pending')
   expect(errors).toEqual([])
+})
+
+test('Keep all keeps every file as the agent left it', async () => {
+  await runTwoEdits()
+  const panel = page.getByTestId('review-panel')
+  await panel.getByRole('button', { name: 'Keep all' }).click()
+  await see(row('README.md')).toHaveAttribute('data-status', 'kept')
+  await see(row('src/main.go')).toHaveAttribute('data-status', 'kept')
+  await see(panel.getByRole('button', { name: 'Undo all' })).toHaveCount(0)
+  expect(read('README.md')).toBe('# Sample, by the agent\n')
+  expect(read('src/main.go')).toBe('package main // agent\n')
+  expect((await toolResults(fake)).join('\n')).toContain('src/main.go')
+  expect(errors).toEqual([])
+})
+
+test('Undo all restores both files; one deleted since is left with its own wording', async () => {
+  await runTwoEdits()
+  rmSync(join(project, 'README.md'))
+  const panel = page.getByTestId('review-panel')
+  await panel.getByRole('button', { name: 'Undo all' }).click()
+  await see(row('src/main.go')).toHaveAttribute('data-status', 'undone')
+  await see(row('README.md')).toHaveAttribute('data-status', 'conflict')
+  await see(row('README.md').getByRole('alert')).toContainText('You deleted this file after the agent wrote it')
+  expect(read('src/main.go')).toBe('package main\n')
+  expect(existsSync(join(project, 'README.md'))).toBe(false)
+
+  await row('README.md').getByRole('button', { name: 'Undo anyway' }).click()
+  await see(row('README.md')).toHaveAttribute('data-status', 'undone')
+  expect(read('README.md')).toBe('# Sample\n')
+  expect(errors).toEqual([])
+})
+
+test('the diff shows both sides side by side, or unified, and the choice is remembered', async () => {
+  await runTwoEdits()
+  const readme = row('README.md')
+  await readme.getByRole('button', { name: 'README.md' }).click()
+  const diff = readme.getByTestId('diff')
+  await see(diff).toHaveAttribute('data-layout', 'split')
+  await see(diff.getByLabel('Text before the change')).toContainText('# Sample')
+  await see(diff.getByLabel('Proposed text')).toContainText('# Sample, by the agent')
+  await see(diff.getByLabel('Proposed text')).toHaveAttribute('contenteditable', 'false')
+
+  await diff.getByRole('button', { name: 'Unified' }).click()
+  await see(diff).toHaveAttribute('data-layout', 'unified')
+  await see(diff.locator('.cm-editor')).toHaveCount(1)
+  await see(diff.locator('.cm-deletedChunk')).toContainText('# Sample')
+  await see(diff.locator('.cm-changedLine')).toContainText('# Sample, by the agent')
+
+  await page.reload()
+  await see(page.getByTestId('review-panel')).toBeVisible()
+  await row('src/main.go').getByRole('button', { name: 'src/main.go' }).click()
+  await see(row('src/main.go').getByTestId('diff')).toHaveAttribute('data-layout', 'unified')
+  await see(row('src/main.go').locator('.cm-changedLine')).toContainText('package main // agent')
+  expect(errors).toEqual([])
+})
+
+test('screenshots of the review panel, light and dark', async () => {
+  for (const scheme of ['light', 'dark'] as const) {
+    await runTwoEdits(scheme)
+    writeFileSync(join(project, 'src', 'main.go'), 'package main // mine\n')
+    await row('src/main.go').getByRole('button', { name: 'Undo', exact: true }).click()
+    await see(row('src/main.go')).toHaveAttribute('data-status', 'conflict')
+    await row('README.md').getByRole('button', { name: 'README.md' }).click()
+    await see(row('README.md').locator('.cm-mergeView')).toBeVisible()
+    await page.getByTestId('review-panel').scrollIntoViewIfNeeded()
+    mkdirSync(uiShots, { recursive: true })
+    await page.screenshot({ path: `${uiShots}/review-panel-${scheme}.png` })
+    expect(errors).toEqual([])
+    await stopAll({ page, gantry, fake })
+    fake = await startFakeOllama()
+    dirs = tempDirs()
+  }
 })

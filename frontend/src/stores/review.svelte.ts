@@ -3,9 +3,26 @@
 // the panel shows is what is there now (including the person's own later edits).
 import { review } from '../lib/api'
 import type { FileChange } from '../lib/events'
-import type { FileDiff } from '../lib/types'
+import type { FileDiff, UndoConflict, UndoResult } from '../lib/types'
 
 export type ReviewStatus = 'pending' | 'kept' | 'undone' | 'conflict'
+
+/**
+ * Why Undo left a file alone, in plain words, from what the backend found (checkpoint.Conflict);
+ * without it (the list only says "conflict") the general case.
+ */
+export function conflictText(c: UndoConflict | undefined): string {
+  switch (true) {
+    case c?.unrecorded:
+      return 'This file changed, but the agent’s write to it was never recorded (the app stopped first), so the change may be yours. Undo would replace it with the version from before the run.'
+    case c && !c.diskExists:
+      return 'You deleted this file after the agent wrote it. Undo would bring back the version from before the run.'
+    case c && !c.agentExists:
+      return 'The agent deleted this file and it has been created again since. Undo would replace it with the version from before the run.'
+    default:
+      return 'You changed this file after the agent wrote it. Undo would lose your change.'
+  }
+}
 
 /** Where a file stands for the panel: a waiting change the person edited since is a conflict. */
 export function reviewStatus(f: FileChange): ReviewStatus {
@@ -19,6 +36,8 @@ export class ReviewStore {
   diff = $state<FileDiff | null>(null)
   busy = $state(false)
   error = $state('')
+  /** What the last Undo found about files it left alone, by path. */
+  conflicts = $state<Record<string, UndoConflict>>({})
 
   constructor(
     readonly sessionId: string,
@@ -54,10 +73,16 @@ export class ReviewStore {
   }
 
   keep = (path: string) => this.run(() => review.keep(this.sessionId, this.runId, path))
-  undo = (path: string) => this.run(() => review.undo(this.sessionId, this.runId, path))
+  undo = (path: string) => this.run(async () => this.noteConflicts([await review.undo(this.sessionId, this.runId, path)]))
   forceUndo = (path: string) => this.run(() => review.forceUndo(this.sessionId, this.runId, path))
   keepAll = () => this.run(() => review.keepAll(this.sessionId, this.runId))
-  undoAll = () => this.run(() => review.undoAll(this.sessionId, this.runId))
+  undoAll = () => this.run(async () => this.noteConflicts(await review.undoAll(this.sessionId, this.runId)))
+
+  private noteConflicts(results: UndoResult[]) {
+    const next = { ...this.conflicts }
+    for (const r of results) if (r.conflict) next[r.path] = r.conflict
+    this.conflicts = next
+  }
 
   /** Runs one action at a time and refreshes after it, showing its failure instead of throwing. */
   private async run(action: () => Promise<unknown>, refresh = true) {

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { review } from '../lib/api'
 import { BackendError } from '../lib/bridge'
 import type { FileChange } from '../lib/events'
-import { ReviewStore, reviewStatus } from './review.svelte'
+import { conflictText, ReviewStore, reviewStatus } from './review.svelte'
 
 vi.mock('../lib/api', () => ({
   review: {
@@ -39,7 +39,7 @@ describe('reviewStatus', () => {
 describe('ReviewStore', () => {
   it('refreshes the list after each action, and the open diff with it', async () => {
     const s = new ReviewStore('s1', 'r1', [file({})])
-    vi.mocked(review.diff).mockResolvedValue({ path: 'a.txt', binary: false, hunks: [] })
+    vi.mocked(review.diff).mockResolvedValue({ path: 'a.txt', binary: false, before: 'a\n', after: 'b\n', hunks: [] })
     await s.toggle('a.txt')
     expect(s.open).toBe('a.txt')
     expect(review.diff).toHaveBeenCalledWith('s1', 'r1', 'a.txt')
@@ -64,5 +64,34 @@ describe('ReviewStore', () => {
     expect(s.error).toContain('already kept')
     expect(review.files).toHaveBeenCalled()
     expect(s.busy).toBe(false)
+  })
+})
+
+describe('conflicts', () => {
+  const conflict = { path: 'a.txt', agentExists: true, agentHash: 'h1', diskExists: true, diskHash: 'h2' }
+
+  it('keeps what Undo and Undo all found about each file they left alone', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({ conflict: true }), file({ path: 'b.txt' })])
+    vi.mocked(review.files).mockResolvedValue([file({ conflict: true }), file({ path: 'b.txt', conflict: true })])
+    vi.mocked(review.undo).mockResolvedValue({ path: 'a.txt', change: 'modified', outcome: 'conflicted', conflict })
+    await s.undo('a.txt')
+    expect(s.conflicts['a.txt']).toEqual(conflict)
+
+    const gone = { ...conflict, path: 'b.txt', diskExists: false, diskHash: '' }
+    vi.mocked(review.undoAll).mockResolvedValue([
+      { path: 'a.txt', change: 'modified', outcome: 'conflicted', conflict },
+      { path: 'b.txt', change: 'modified', outcome: 'conflicted', conflict: gone },
+    ])
+    await s.undoAll()
+    expect(s.conflicts['b.txt']).toEqual(gone)
+    expect(s.error).toBe('')
+  })
+
+  it('words each kind of conflict for the person', () => {
+    expect(conflictText(conflict)).toContain('You changed this file after the agent wrote it')
+    expect(conflictText(undefined)).toBe(conflictText(conflict))
+    expect(conflictText({ ...conflict, diskExists: false })).toContain('You deleted this file')
+    expect(conflictText({ ...conflict, agentExists: false })).toContain('created again')
+    expect(conflictText({ ...conflict, unrecorded: true, agentExists: false })).toContain('never')
   })
 })
