@@ -1,16 +1,21 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
+	"unicode/utf8"
 
 	"gantry/internal/events"
 	"gantry/internal/ignore"
 	"gantry/internal/store"
+	"gantry/internal/tools"
 	"gantry/internal/workspace"
 )
 
@@ -149,6 +154,81 @@ func (s *WorkspaceService) ListDir(rel string) (workspace.Listing, error) {
 		return workspace.Listing{}, fmt.Errorf("no project is open")
 	}
 	return workspace.ListDir(m, rel)
+}
+
+// viewerMaxBytes bounds what the read-only viewer loads: past it, a file is too big to be worth
+// scrolling through in the app, and would only cost memory in the webview.
+const viewerMaxBytes = 2 << 20
+
+// FileContent is one file of the open workspace for the read-only viewer (mirrored in
+// frontend/src/lib/types.ts).
+type FileContent struct {
+	Path   string `json:"path"` // workspace-relative, with slashes
+	Text   string `json:"text"` // "" when binary
+	Size   int64  `json:"size"`
+	Binary bool   `json:"binary"`
+}
+
+// ReadFile reads a file of the open workspace for the viewer. The path is confined to the
+// workspace the same way the agent's tools are (no .., no links out of it).
+func (s *WorkspaceService) ReadFile(rel string) (FileContent, error) {
+	ws := s.Current()
+	if ws == nil {
+		return FileContent{}, errors.New("no project is open")
+	}
+	abs, err := tools.ResolveWorkspacePath(ws.Path, rel)
+	if err != nil {
+		return FileContent{}, err
+	}
+	shown, err := filepath.Rel(ws.Path, abs)
+	if err != nil {
+		return FileContent{}, err
+	}
+	out := FileContent{Path: filepath.ToSlash(shown)}
+	// Stat before opening: opening a named pipe would block.
+	fi, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return FileContent{}, fmt.Errorf("%s does not exist (any more)", out.Path)
+		}
+		return FileContent{}, err
+	}
+	if fi.IsDir() {
+		return FileContent{}, fmt.Errorf("%s is a folder", out.Path)
+	}
+	if !fi.Mode().IsRegular() {
+		return FileContent{}, fmt.Errorf("%s is not a regular file", out.Path)
+	}
+	out.Size = fi.Size()
+	if fi.Size() > viewerMaxBytes {
+		return FileContent{}, fmt.Errorf("%s is %.1f MB; the viewer shows files up to %d MB", out.Path, float64(fi.Size())/(1<<20), viewerMaxBytes>>20)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return FileContent{}, err
+	}
+	defer f.Close()
+	// The file may have grown since the stat; one byte more than the cap tells.
+	data, err := io.ReadAll(io.LimitReader(f, viewerMaxBytes+1))
+	if err != nil {
+		return FileContent{}, fmt.Errorf("reading %s: %w", out.Path, err)
+	}
+	if len(data) > viewerMaxBytes {
+		return FileContent{}, fmt.Errorf("%s is larger than the %d MB the viewer shows", out.Path, viewerMaxBytes>>20)
+	}
+	out.Size = int64(len(data))
+	if isBinary(data) {
+		out.Binary = true
+		return out, nil
+	}
+	out.Text = string(data)
+	return out, nil
+}
+
+// isBinary says a file is not text: a NUL byte early on, or bytes that are not UTF-8.
+func isBinary(data []byte) bool {
+	head := data[:min(len(data), 8<<10)]
+	return bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(data)
 }
 
 func (s *WorkspaceService) recentChanged() {

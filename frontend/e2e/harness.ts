@@ -154,3 +154,11 @@ export async function openProject(page: Page, path: string) {
   await dropPaths(page, [path])
   await page.getByRole('button', { name: 'Close project' }).waitFor({ state: 'visible', timeout: 10_000 })
 }
+
+/** What the app sent back to the model as tool results, oldest first (from the fake's last /api/chat request). */
+export async function toolResults(fake: FakeOllama): Promise<string[]> {
+  const res = await fetch(`${fake.url}/_fake/requests`)
+  const requests = (await res.json()) as { messages?: { role: string; content: string }[] }[]
+  const last = requests.at(-1)?.messages ?? []
+  return last.filter((m) => m.role === 'tool').map((m) => m.content)
+}

@@ -40,6 +40,10 @@ type RunStartedPayload struct {
 	Model    string   `json:"model"`
 	Text     string   `json:"text"`
 	ToolPath ToolPath `json:"toolPath,omitempty"` // "" when the model could not be looked up
+	// Attachments are what the person attached to the message, shown with it.
+	Attachments []Attachment `json:"attachments,omitempty"`
+	// Plan says the run carries out an approved plan (the plan itself is not repeated).
+	Plan bool `json:"plan,omitempty"`
 	// GitBranch is what the session's git branch came to; nil when none was asked for.
 	GitBranch *GitBranchOutcome `json:"gitBranch,omitempty"`
 }
@@ -110,6 +114,8 @@ type RunFinishedPayload struct {
 	Status       Status                  `json:"status"`
 	Message      string                  `json:"message"`
 	FilesChanged []checkpoint.FileChange `json:"filesChanged"`
+	// Truncated: the final answer was cut at the output limit or the context window.
+	Truncated bool `json:"truncated,omitempty"`
 }
 
 // runEmitter sends one run's events. State events are sent even after the run was cancelled

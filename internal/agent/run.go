@@ -70,6 +70,9 @@ type RunResult struct {
 	Status       Status
 	Message      string
 	FilesChanged []checkpoint.FileChange
+	// Truncated is a final answer Ollama cut (done_reason "length": num_predict or the context
+	// window), so the person knows the answer did not end where the model meant it to.
+	Truncated bool
 }
 
 // finishTimeout bounds the saves after the loop, which use a fresh context: a cancelled run
@@ -123,7 +126,10 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 			a.path = PathNative
 		}
 	}
-	a.emit.state(ctx, events.RunStarted, RunStartedPayload{Mode: a.req.Mode, Model: a.req.Model, Text: a.req.Text, ToolPath: a.path, GitBranch: a.sessionBranch(ctx)})
+	a.emit.state(ctx, events.RunStarted, RunStartedPayload{
+		Mode: a.req.Mode, Model: a.req.Model, Text: a.req.Text, ToolPath: a.path, GitBranch: a.sessionBranch(ctx),
+		Attachments: a.req.Attachments, Plan: strings.TrimSpace(a.req.Plan) != "",
+	})
 
 	content, err := UserMessage(a.req.Text, a.req.Attachments, a.req.Workspace)
 	if err != nil {
@@ -194,7 +200,9 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 				}
 				continue
 			}
-			return a.done(ctx, it, ans.Text)
+			out, err := a.done(ctx, it, ans.Text)
+			out.Truncated = ans.truncated && out.Status == StatusDone
+			return out, err
 		}
 
 		if err := a.hist.add(ctx, assistantMessage(ans)); err != nil {

@@ -173,6 +173,9 @@ func TestRunNative(t *testing.T) {
 	require.Equal(t, "+1 −1", finals[1].Detail)
 	require.Equal(t, "echo ok", finals[2].Command)
 	require.Equal(t, "exit 0", finals[2].Detail)
+	// A finished row says what was done, not what is being done.
+	require.Equal(t, []string{"Read main.go", "Edited main.go", "Ran echo ok"},
+		[]string{finals[0].Title, finals[1].Title, finals[2].Title})
 
 	msgs := f.messages()
 	roles := []string{}
@@ -313,6 +316,20 @@ func TestRunStreamCut(t *testing.T) {
 	msgs := f.messages()
 	require.Equal(t, "assistant", msgs[len(msgs)-1].Role)
 	require.Equal(t, "Here is the first part of my answer, and more.", msgs[len(msgs)-1].Content)
+}
+
+func TestRunReportsACutAnswer(t *testing.T) {
+	t.Parallel()
+	f := newRunFixture(t, []fakeollama.Turn{{Chunks: []fakeollama.Chunk{{Content: "The first half of a long"}}, DoneReason: "length"}}, allowAll)
+	res := f.run(context.Background(), "coder", "explain main.go")
+	require.Equal(t, StatusDone, res.Status)
+	require.True(t, res.Truncated)
+	require.Equal(t, "The first half of a long", res.Message)
+	require.True(t, f.finished().Truncated, "the runFinished event says the answer was cut")
+
+	whole := newRunFixture(t, []fakeollama.Turn{textTurn("A whole answer.")}, allowAll)
+	require.False(t, whole.run(context.Background(), "coder", "explain main.go").Truncated)
+	require.False(t, whole.finished().Truncated)
 }
 
 func TestRunUnknownModel(t *testing.T) {

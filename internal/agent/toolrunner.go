@@ -132,6 +132,21 @@ func callTitle(c tools.Call) string {
 	return c.Name
 }
 
+// pastTense is what a finished call's line says instead of its running verb, so a row with a
+// tick does not read as if it were still going ("Reading a.go" → "Read a.go").
+var pastTense = map[string]string{
+	"Reading": "Read", "Editing": "Edited", "Writing": "Wrote", "Running": "Ran",
+	"Searching": "Searched", "Listing": "Listed", "Finding": "Found", "Checking": "Checked",
+}
+
+func doneTitle(title string) string {
+	verb, rest, _ := strings.Cut(title, " ")
+	if past, ok := pastTense[verb]; ok {
+		return strings.TrimSpace(past + " " + rest)
+	}
+	return title
+}
+
 func clip(s string, n int) string {
 	s = strings.TrimSpace(strings.ReplaceAll(s, "\n", " "))
 	if utf8.RuneCountInString(s) <= n {
@@ -165,7 +180,7 @@ func (b *batchEvents) Output(i int) tools.Output {
 func (b *batchEvents) Finished(i int, r tools.CallResult) {
 	p := ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: r.Call.Name, Status: ActionSuccess,
-		Title: callTitle(r.Call), Path: callPath(r.Call.Args), Command: commandArg(r.Call),
+		Title: doneTitle(callTitle(r.Call)), Path: callPath(r.Call.Args), Command: commandArg(r.Call),
 		DurationMs: r.Finished.Sub(r.Started).Milliseconds(),
 	}
 	switch d := r.Result.Display.(type) {
@@ -182,6 +197,7 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 	}
 	if r.Result.Failed() {
 		p.Status, p.ErrorKind = ActionError, string(r.Result.ErrorKind)
+		p.Title = callTitle(r.Call)
 		p.Detail = clip(firstLine(r.Result.Content), 200)
 	}
 	b.emit.state(b.ctx, events.ToolAction, p)

@@ -4,16 +4,21 @@ import type { FileChange, GantryEvent } from './events'
 import type {
   AppInfo,
   ApprovalDecision,
+  ApprovalRule,
   ApprovalView,
   DirListing,
+  FileContent,
   FileDiff,
+  ModelDetail,
   OllamaStatus,
+  PullState,
   RecentProject,
   SendRequest,
   SendResult,
   Session,
   Settings,
   SettingsView,
+  ToolInfo,
   UndoResult,
   WorkspaceInfo,
 } from './types'
@@ -32,6 +37,8 @@ export const workspaces = {
   close: () => call<void>('WorkspaceService', 'Close'),
   /** One directory of the open workspace, "" for its root. */
   listDir: (rel: string) => call<DirListing>('WorkspaceService', 'ListDir', rel),
+  /** A file of the open workspace for the viewer (confined to it, capped in size). */
+  readFile: (rel: string) => call<FileContent>('WorkspaceService', 'ReadFile', rel),
 }
 
 export const ollama = {
@@ -39,11 +46,26 @@ export const ollama = {
   status: () => call<OllamaStatus>('OllamaService', 'Status'),
   /** Asks the server now. */
   refresh: () => call<OllamaStatus>('OllamaService', 'Refresh'),
+  /** Checks a typed host without saving it; a failure is described in the status, not thrown. */
+  testHost: (host: string) => call<OllamaStatus>('OllamaService', 'TestHost', host),
+  /** Installed models with their capabilities (one /api/show each). */
+  models: () => call<ModelDetail[]>('OllamaService', 'Models'),
+  /** Starts a download; modelPull events follow. Joins a download of the same model. */
+  pull: (model: string) => call<PullState>('OllamaService', 'Pull', model),
+  cancelPull: (model: string) => call<void>('OllamaService', 'CancelPull', model),
+  /** Downloads in progress (for a window opened while one runs). */
+  pulls: () => call<PullState[]>('OllamaService', 'Pulls'),
 }
 
 export const settings = {
   get: () => call<SettingsView>('SettingsService', 'Get'),
   save: (s: Settings) => call<SettingsView>('SettingsService', 'Save', s),
+  /** The built-in tools, for the on/off switches. */
+  tools: () => call<ToolInfo[]>('SettingsService', 'Tools'),
+  /** The stored "always allow" rules. */
+  rules: () => call<ApprovalRule[]>('SettingsService', 'Rules'),
+  /** Deletes one; resolves to the rules left. */
+  removeRule: (rule: ApprovalRule) => call<ApprovalRule[]>('SettingsService', 'RemoveRule', rule),
 }
 
 export const app = {

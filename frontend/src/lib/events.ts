@@ -3,6 +3,8 @@ import type { OllamaStatus } from './types'
 
 export const EventType = {
   OllamaStatus: "ollamaStatus",
+  // A model download from Settings; payload app.PullState (types.ts PullState).
+  ModelPull: "modelPull",
   RecentChanged: "recentChanged",
   // Files of the open workspace changed on disk; payload app.WorkspaceChangedPayload.
   WorkspaceChanged: "workspaceChanged",
@@ -60,6 +62,10 @@ export interface RunStartedPayload {
   text: string
   toolPath?: ToolPath
   gitBranch?: GitBranchOutcome
+  /** What the person attached to the message. */
+  attachments?: { path: string; startLine: number; endLine: number }[]
+  /** The run carries out an approved plan. */
+  plan?: boolean
 }
 
 /** agent.TextPayload: the whole cleaned text of the answer so far, not a piece. */
@@ -126,6 +132,8 @@ export interface RunFinishedPayload {
   status: RunStatus
   message: string
   filesChanged: FileChange[] | null
+  /** The final answer was cut at the output limit or the context window. */
+  truncated?: boolean
 }
 
 /** agent.ContextCompactedPayload */

@@ -1,12 +1,8 @@
-// The sanitiser needs a real DOM, and Node has none: these tests bundle markdown.ts and run it in
-// headless Chromium (the browser the end-to-end tests use), so what is checked is what ships.
-import { chromium, type Browser, type Page } from 'playwright-core'
-import { build } from 'vite'
+// The sanitiser needs a real DOM: the browser tests run the bundled module in Chromium.
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { besides, loadInBrowser, type BrowserModule } from './browserTest'
 import { renderMarkdown } from './markdown'
-
-const chromiumPath = '/usr/bin/chromium'
-const entry = decodeURIComponent(new URL('./markdown.ts', import.meta.url).pathname)
 
 const hostile = [
   '<script>window.__xss = 1</script>',
@@ -26,28 +22,12 @@ const hostile = [
   '[ok](https://example.com "t") and <mailto:me@example.com>',
 ]
 
-let browser: Browser | undefined
+let browser: BrowserModule | null = null
 let page: Page
 
 beforeAll(async () => {
-  const out = await build({
-    configFile: false,
-    logLevel: 'silent',
-    build: {
-      write: false,
-      minify: false,
-      lib: { entry, formats: ['iife'], name: 'md', fileName: 'md' },
-    },
-  })
-  const code = (Array.isArray(out) ? out[0] : (out as { output: { code?: string }[] })).output[0].code!
-  try {
-    browser = await chromium.launch({ executablePath: chromiumPath, args: ['--headless', '--no-sandbox', '--disable-gpu'] })
-  } catch {
-    return // no Chromium here: the browser tests below skip themselves
-  }
-  page = await browser.newPage()
-  await page.setContent('<!doctype html><div id="out"></div>')
-  await page.addScriptTag({ content: code })
+  browser = await loadInBrowser(besides(import.meta.url, './markdown.ts'), 'md')
+  if (browser) page = browser.page
 }, 60_000)
 
 afterAll(async () => browser?.close())

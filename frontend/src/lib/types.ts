@@ -25,6 +25,14 @@ export interface DirEntry {
   link: boolean
 }
 
+/** app.FileContent: a workspace file for the read-only viewer; no text when binary. */
+export interface FileContent {
+  path: string
+  text: string
+  size: number
+  binary: boolean
+}
+
 /** workspace.Listing */
 export interface DirListing {
   entries: DirEntry[]
@@ -63,6 +71,72 @@ export interface Settings {
   numCtxCap: number
   /** Bounds the model calls of one run; 0 = the mode's own limit. */
   maxIterations: number
+  /** In the default mode, write sensitive files (per fileRules) without asking too. */
+  autoApproveSensitiveEdits: boolean
+  /** Sensitive-file rules, last match wins; null = the built-in list (SettingsView.defaultFileRules). */
+  fileRules: FileRule[] | null
+  /** Tools the model is not offered. */
+  disabledTools: string[]
+  /** Each new session works on its own git branch. */
+  gitBranch: boolean
+  /** Seconds a command may run when the model asks for no timeout; 0 = the default. */
+  terminalTimeout: number
+  theme: Theme
+}
+
+/** config.FileRule: files matching pattern ask before being written, or are allowed. */
+export interface FileRule {
+  pattern: string
+  action: 'ask' | 'allow'
+}
+
+export type Theme = 'system' | 'light' | 'dark'
+
+/** app.ToolInfo */
+export interface ToolInfo {
+  name: string
+  /** One line for a person. */
+  summary: string
+  kind: string
+}
+
+/** approval.Rule: an "always allow" given from an approval card. */
+export interface ApprovalRule {
+  kind: 'command' | 'edit'
+  commandPrefix?: string
+  pathGlob?: string
+  severity?: string
+  scope: 'project' | 'user'
+  /** The project's folder, for scope "project". */
+  workspace?: string
+}
+
+/** app.PullState: a model download, as every window sees it. */
+export interface PullState {
+  model: string
+  state: 'running' | 'done' | 'failed' | 'cancelled'
+  /** Ollama's last words: "pulling manifest", "pulling 3f2a…", "verifying sha256 digest"… */
+  status: string
+  completed: number
+  total: number
+  /** 0–100 */
+  percent: number
+  error: string
+}
+
+/** llm.Capabilities */
+export interface ModelCapabilities {
+  tools: boolean
+  thinking: boolean
+  vision: boolean
+  completion: boolean
+}
+
+/** llm.ModelDetail: an installed model with what it can do. */
+export interface ModelDetail extends OllamaModel {
+  capabilities: ModelCapabilities
+  /** False when Ollama could not describe it (capabilities unknown). */
+  known: boolean
 }
 
 /** app.SettingsView */
@@ -75,6 +149,10 @@ export interface SettingsView {
   effectiveHost: string
   /** $OLLAMA_HOST as the app saw it, or "". */
   envHost: string
+  /** The built-in sensitive-file rules (what fileRules null means). */
+  defaultFileRules: FileRule[]
+  /** Seconds a command gets when terminalTimeout is 0. */
+  defaultTerminalTimeout: number
 }
 
 /** app.AppInfo */
@@ -158,10 +236,13 @@ export interface ApprovalDecision {
 
 export type { GantryEvent }
 
-/** app.FileDiff: one changed file, before the run against the disk now; no hunks when binary. */
+/** app.FileDiff: one changed file, before the run against the disk now; no texts or hunks when binary or too large. */
 export interface FileDiff {
   path: string
   binary: boolean
+  tooLarge?: boolean
+  before: string
+  after: string
   hunks: DiffHunk[]
 }
 

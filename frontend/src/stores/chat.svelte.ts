@@ -3,6 +3,7 @@
 import { chat } from '../lib/api'
 import { onEvent } from '../lib/bridge'
 import type { AgentMode, GantryEvent } from '../lib/events'
+import type { Attachment, SendRequest } from '../lib/types'
 import { messageOf } from './notices.svelte'
 import { isRunEvent, Transcript } from './transcript.svelte'
 
@@ -12,6 +13,14 @@ export const modes: { id: AgentMode; label: string; hint: string }[] = [
   { id: 'plan', label: 'Plan', hint: 'Writes a plan to review before anything changes' },
   { id: 'review', label: 'Review', hint: 'Reviews the changes in the project' },
 ]
+
+/** How a chip names an attachment: "src/a.go", "src/a.go:12" or "src/a.go:12–30". */
+export function attachmentLabel(a: Attachment): string {
+  if (a.startLine <= 0 && a.endLine <= 0) return a.path
+  const start = Math.max(a.startLine, 1)
+  if (a.endLine === start) return `${a.path}:${start}`
+  return `${a.path}:${start}–${a.endLine > 0 ? a.endLine : 'end'}`
+}
 
 /** Replay pages: big enough that a normal session loads in one or two calls. */
 const replayPage = 1000
@@ -32,6 +41,8 @@ export class ChatStore {
   error = $state('')
   /** A replay is loading the shown session. */
   loading = $state(false)
+  /** Files and line ranges the next message carries, shown as chips in the input. */
+  attachments = $state<Attachment[]>([])
 
   /** The workspace the shown session belongs to; sessions are per workspace. */
   private workspace = ''
@@ -79,14 +90,41 @@ export class ChatStore {
     if (e.type === 'runFinished' && e.runId === this.startedRun) this.startedRun = ''
   }
 
-  /** Starts a run. Resolves true when it started (the caller clears the input), false on an error. */
+  /** Adds a file (whole, or lines of it) to the next message; the same one twice is kept once. */
+  attach(a: Attachment) {
+    const same = (x: Attachment) => x.path === a.path && x.startLine === a.startLine && x.endLine === a.endLine
+    if (!this.attachments.some(same)) this.attachments.push({ ...a })
+  }
+
+  detach(index: number) {
+    this.attachments.splice(index, 1)
+  }
+
+  /** Starts a run. Resolves true when it started (the caller clears the input), false on an error.
+   * The attachments go with it and are cleared once it started. */
   async send(text: string, model: string): Promise<boolean> {
     text = text.trim()
-    if (!text || this.busy) return false
+    if (!text) return false
+    const attachments = this.attachments.map((a) => ({ ...a }))
+    if (!(await this.begin({ text, mode: this.mode, model, attachments, plan: '' }))) return false
+    this.attachments = []
+    return true
+  }
+
+  /** Carries out a plan-mode run's answer in Agent mode (the plan goes as SendRequest.plan). */
+  async runPlan(plan: string, model: string): Promise<boolean> {
+    if (!plan.trim()) return false
+    if (!(await this.begin({ text: 'Carry out this plan.', mode: 'agent', model, attachments: [], plan }))) return false
+    this.mode = 'agent'
+    return true
+  }
+
+  private async begin(req: Omit<SendRequest, 'sessionId'>): Promise<boolean> {
+    if (this.busy) return false
     this.sending = true
     this.error = ''
     try {
-      const res = await chat.send({ sessionId: this.sessionId, text, mode: this.mode, model, attachments: [], plan: '' })
+      const res = await chat.send({ sessionId: this.sessionId, ...req })
       this.transcript(res.sessionId)
       this.sessionId = res.sessionId
       remember(this.workspace, res.sessionId)
@@ -146,6 +184,8 @@ export class ChatStore {
   async bindWorkspace(path: string) {
     if (path === this.workspace) return
     this.workspace = path
+    // Attachments name files of the project they were picked in.
+    this.attachments = []
     this.newSession()
     const id = remembered(path)
     if (id) await this.open(id)

@@ -66,6 +66,15 @@ describe('Transcript', () => {
     expect(t.running).toBeUndefined()
   })
 
+  it('marks a turn whose final answer Ollama cut', () => {
+    const t = new Transcript('s1')
+    const events = run()
+    for (const e of events.slice(0, -1)) t.apply(e)
+    expect(t.turns[0].truncated).toBe(false)
+    t.apply(ev('runFinished', { status: 'done', message: 'Done **here**.', filesChanged: null, truncated: true }))
+    expect(t.turns[0]).toMatchObject({ status: 'done', truncated: true })
+  })
+
   it('drops events at or below the last seq, so a replay and the live stream can overlap', () => {
     const events = run()
     const t = new Transcript('s1')
@@ -128,7 +137,73 @@ describe('Transcript', () => {
   })
 })
 
+describe('Transcript: a call and its steps', () => {
+  it("folds read_file chunks into the call's one row", () => {
+    seq = 0
+    const t = new Transcript('s1')
+    const g = 'r1.g1'
+    for (const e of [
+      ev('runStarted', { mode: 'agent', model: 'm', text: 'Read it', attachments: [{ path: 'a.go', startLine: 2, endLine: 4 }] }),
+      ev('progressGroupStarted', { groupId: g, iteration: 1, title: 'Reading files' }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0`, tool: 'read_file', status: 'running', title: 'Reading a.go', path: 'a.go' }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0.1`, tool: 'read_file', status: 'running', title: 'Reading a.go', path: 'a.go', startLine: 1, endLine: 100 }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0.1`, tool: 'read_file', status: 'success', title: 'Read a.go', path: 'a.go', startLine: 1, endLine: 100 }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0.2`, tool: 'read_file', status: 'running', title: 'Reading a.go', path: 'a.go', startLine: 101, endLine: 140 }),
+      ev('toolAction', { groupId: g, actionId: `${g}.1`, tool: 'read_file', status: 'running', title: 'Reading b.go', path: 'b.go' }),
+    ])
+      t.apply(e)
+    const turn = t.turns[0]
+    expect(turn.attachments).toEqual([{ path: 'a.go', startLine: 2, endLine: 4 }])
+    const group = turn.items[0].kind === 'group' ? turn.items[0].group : null
+    expect(group?.actions.map((a) => [a.id, a.status, a.startLine, a.endLine])).toEqual([
+      [`${g}.0`, 'running', 1, 140],
+      [`${g}.1`, 'running', 0, 0],
+    ])
+    t.apply(ev('toolAction', { groupId: g, actionId: `${g}.0`, tool: 'read_file', status: 'success', title: 'Reading a.go', path: 'a.go', startLine: 1, endLine: 140, durationMs: 7 }))
+    expect(group?.actions[0]).toMatchObject({ status: 'success', durationMs: 7, startLine: 1, endLine: 140 })
+    expect(group?.actions).toHaveLength(2)
+  })
+})
+
 describe('ChatStore', () => {
+  it('sends the attachments with the message and clears them once the run started', async () => {
+    vi.mocked(chat.send).mockResolvedValue({ sessionId: 's1', runId: 'r1' })
+    const store = new ChatStore()
+    store.attach({ path: 'src/a.go', startLine: 0, endLine: 0 })
+    store.attach({ path: 'src/b.go', startLine: 3, endLine: 9 })
+    store.attach({ path: 'src/a.go', startLine: 0, endLine: 0 })
+    store.attach({ path: 'src/c.go', startLine: 1, endLine: 1 })
+    store.detach(2)
+    expect(await store.send('Explain', 'm')).toBe(true)
+    expect(vi.mocked(chat.send).mock.calls[0][0].attachments).toEqual([
+      { path: 'src/a.go', startLine: 0, endLine: 0 },
+      { path: 'src/b.go', startLine: 3, endLine: 9 },
+    ])
+    expect(store.attachments).toEqual([])
+  })
+
+  it('keeps the attachments when Send fails', async () => {
+    vi.mocked(chat.send).mockRejectedValue(new BackendError('attachment x.go: no such file'))
+    const store = new ChatStore()
+    store.attach({ path: 'x.go', startLine: 0, endLine: 0 })
+    expect(await store.send('Explain', 'm')).toBe(false)
+    expect(store.attachments).toHaveLength(1)
+    expect(store.error).toContain('no such file')
+  })
+
+  it('runs a plan in Agent mode with the plan as SendRequest.plan', async () => {
+    vi.mocked(chat.send).mockResolvedValue({ sessionId: 's1', runId: 'r2' })
+    const store = new ChatStore()
+    store.sessionId = 's1'
+    store.mode = 'plan'
+    expect(await store.runPlan('1. Add a test\n2. Fix it', 'm')).toBe(true)
+    expect(chat.send).toHaveBeenCalledWith({
+      sessionId: 's1', text: 'Carry out this plan.', mode: 'agent', model: 'm', attachments: [], plan: '1. Add a test\n2. Fix it',
+    })
+    expect(store.mode).toBe('agent')
+    expect(await store.runPlan('again', 'm')).toBe(false)
+  })
+
   it('send starts a session, tracks the run until runFinished, and stop stops it', async () => {
     vi.mocked(chat.send).mockResolvedValue({ sessionId: 's1', runId: 'r1' })
     const store = new ChatStore()

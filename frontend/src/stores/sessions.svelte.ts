@@ -15,8 +15,14 @@ export class SessionsStore {
   items = $state<Session[]>([])
   loaded = $state(false)
   error = $state('')
+  /** Sessions with a run going on (the Chats list marks them). */
+  running = $state<Record<string, boolean>>({})
   /** Loads overlap (a run start and a rename); only the newest answer is kept. */
   private generation = 0
+  /** Runs that started before this window: asked for once, after the first load; events do the rest. */
+  private askedActive = false
+  /** Sessions an event spoke for since; a slower answer about them is out of date. */
+  private heard = new Set<string>()
 
   async load() {
     const mine = ++this.generation
@@ -25,6 +31,10 @@ export class SessionsStore {
       if (mine !== this.generation) return
       this.items = list
       this.error = ''
+      if (!this.askedActive) {
+        this.askedActive = true
+        void this.askActive(list)
+      }
     } catch (err) {
       if (mine === this.generation) this.error = messageOf(err)
     } finally {
@@ -64,10 +74,31 @@ export class SessionsStore {
     return true
   }
 
-  /** Reloads whenever a run starts or finishes. Returns the unsubscribe function. */
+  private async askActive(list: Session[]) {
+    await Promise.all(
+      list.map(async (s) => {
+        try {
+          if ((await chat.activeRun(s.id)) && !this.heard.has(s.id)) this.running[s.id] = true
+        } catch {
+          // Only a marker: the list works without it.
+        }
+      }),
+    )
+  }
+
+  /** Reloads whenever a run starts or finishes, and marks running sessions. Returns the unsubscribe function. */
   start(): () => void {
+    // Events missed while nobody listened: the next load asks again.
+    this.askedActive = false
+    this.heard.clear()
     return onEvent((e) => {
-      if (e.type === EventType.RunStarted || e.type === EventType.RunFinished) void this.load()
+      if (e.type !== EventType.RunStarted && e.type !== EventType.RunFinished) return
+      if (e.sessionId) {
+        this.heard.add(e.sessionId)
+        if (e.type === EventType.RunStarted) this.running[e.sessionId] = true
+        else delete this.running[e.sessionId]
+      }
+      void this.load()
     })
   }
 }

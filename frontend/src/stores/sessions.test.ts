@@ -43,6 +43,7 @@ async function loaded(list: Session[]) {
 
 beforeEach(() => {
   vi.clearAllMocks()
+  api.activeRun.mockResolvedValue('')
   notices.items = []
   chatStore.newSession()
 })
@@ -88,6 +89,22 @@ describe('SessionsStore', () => {
     await vi.waitFor(() => expect(store.items.map((s) => s.id)).toEqual(['a']))
     handler({ type: 'runFinished', sessionId: 'a', payload: {} } as unknown as GantryEvent)
     expect(api.sessions).toHaveBeenCalledTimes(3)
+  })
+
+  it('marks sessions with a run going on: those running before, then by events', async () => {
+    api.activeRun.mockImplementation(async (id: string) => (id === 'b' ? 'rb' : ''))
+    api.sessions.mockResolvedValue([session('a', '2026-01-02T10:00:00Z'), session('b', '2026-01-01T10:00:00Z')])
+    const store = new SessionsStore()
+    store.start()
+    await store.load()
+    await vi.waitFor(() => expect(store.running).toEqual({ b: true }))
+    const handler = vi.mocked(onEvent).mock.calls[0][0]
+    handler({ type: 'runStarted', sessionId: 'a', payload: {} } as unknown as GantryEvent)
+    expect(store.running).toEqual({ a: true, b: true })
+    handler({ type: 'runFinished', sessionId: 'b', payload: {} } as unknown as GantryEvent)
+    expect(store.running).toEqual({ a: true })
+    await store.load()
+    expect(api.activeRun).toHaveBeenCalledTimes(2)
   })
 
   it('renames at once and keeps the title the backend stored', async () => {

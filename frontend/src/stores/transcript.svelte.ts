@@ -20,6 +20,7 @@ import {
   type ApprovalCard,
   type ApprovalResolvedPayload,
 } from '../lib/events'
+import type { Attachment } from '../lib/types'
 
 export interface Action {
   id: string
@@ -68,6 +69,10 @@ export type TurnStatus = 'running' | RunStatus
 export interface Turn {
   runId: string
   text: string
+  /** What the person attached to the message. */
+  attachments: Attachment[]
+  /** The run carries out an approved plan. */
+  plan: boolean
   mode: AgentMode | ''
   model: string
   gitBranch: GitBranchOutcome | null
@@ -78,6 +83,8 @@ export interface Turn {
   /** The final answer when done, else what stopped the run. */
   message: string
   filesChanged: FileChange[]
+  /** Ollama cut the final answer (its output limit or the context window). */
+  truncated: boolean
   /** Approvals waiting for an answer; approvalResolved (or the run's end) removes them. */
   approvals: PendingApproval[]
 }
@@ -194,6 +201,7 @@ export class Transcript {
         turn.status = p.status
         turn.message = p.message ?? ''
         turn.filesChanged = p.filesChanged ?? []
+        turn.truncated = !!p.truncated
         turn.spinner = ''
         // Nobody can answer for a run that is over (its approvals were cancelled with it).
         turn.approvals = []
@@ -212,6 +220,8 @@ export class Transcript {
     const existing = this.turns.find((t) => t.runId === runId)
     const turn = existing ?? this.newTurn(runId)
     turn.text = p.text
+    turn.attachments = p.attachments ?? []
+    turn.plan = !!p.plan
     turn.mode = p.mode
     turn.model = p.model
     turn.gitBranch = p.gitBranch ?? null
@@ -221,6 +231,8 @@ export class Transcript {
     this.turns.push({
       runId,
       text: '',
+      attachments: [],
+      plan: false,
       mode: '',
       model: '',
       gitBranch: null,
@@ -229,6 +241,7 @@ export class Transcript {
       status: 'running',
       message: '',
       filesChanged: [],
+      truncated: false,
       approvals: [],
     })
     // Return the reactive proxy, not the plain object, so later writes update the view.
@@ -283,8 +296,22 @@ export class Transcript {
       durationMs: p.durationMs ?? 0,
     }
     const a = g.actions.find((x) => x.id === p.actionId)
-    if (a) Object.assign(a, fields)
-    else g.actions.push({ id: p.actionId, output: '', approval: '', ...fields })
+    if (a) {
+      Object.assign(a, fields)
+      return
+    }
+    // A call's own steps (read_file's chunks, ids "<call>.<n>") are part of its row, not rows of
+    // their own: they only widen the lines it shows while it runs.
+    const parent = g.actions.find((x) => p.actionId.startsWith(x.id + '.') && /^\d+$/.test(p.actionId.slice(x.id.length + 1)))
+    if (parent) {
+      if (!parent.path) parent.path = fields.path
+      if (fields.startLine > 0) {
+        parent.startLine = parent.startLine > 0 ? Math.min(parent.startLine, fields.startLine) : fields.startLine
+        parent.endLine = Math.max(parent.endLine, fields.endLine)
+      }
+      return
+    }
+    g.actions.push({ id: p.actionId, output: '', approval: '', ...fields })
   }
 
   /** The event names no action: the log has the call's "pending" line just before it, so the card
