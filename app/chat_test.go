@@ -317,3 +317,21 @@ func TestShutdownStopsRuns(t *testing.T) {
 	require.Equal(t, string(events.RunFinished), recs[len(recs)-1].Type, "the stopped run recorded its end")
 	require.Contains(t, string(recs[len(recs)-1].Payload), `"status":"cancelled"`)
 }
+
+// A run is often the first to find Ollama gone: its failure re-checks the status at once
+// instead of at the next periodic check (30 s while the server was up).
+func TestFailedRunRechecksOllamaStatus(t *testing.T) {
+	t.Parallel()
+	f := startChat(t, "")
+	require.Eventually(t, func() bool { return f.app.Ollama.Status().Reachable }, 10*time.Second, 10*time.Millisecond)
+
+	require.NoError(t, f.fake.Close())
+	res, err := f.app.Chat.Send(SendRequest{Text: "Say hello"})
+	require.NoError(t, err)
+	f.waitIdle(t, res.SessionID, 10*time.Second)
+	evs := f.replay(t, res.SessionID)
+	require.Equal(t, agent.StatusFailed, finished(t, evs[len(evs)-1]).Status)
+
+	require.Eventually(t, func() bool { return !f.app.Ollama.Status().Reachable }, 5*time.Second, 10*time.Millisecond,
+		"the status says Ollama is down without waiting for the periodic check")
+}

@@ -7,7 +7,7 @@ out=test-output
 rm -rf "$out" && mkdir -p "$out/bin"
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 
-passed=0 failed=0
+passed=0 failed=0 skipped=""
 declare -a lines=()
 
 # record SUITE PASSED FAILED [NOTE]
@@ -59,6 +59,24 @@ read -r p f < <(node scripts/count-results.mjs vitest "$out/e2e.json")
 record e2e "$p" "$f" "$out/e2e.log"
 [[ $f -gt 0 ]] && tail -n 80 "$out/e2e.log"
 
+# A real Ollama server (built once into a cache folder) under the app: see the README.
+echo "── real Ollama integration"
+GANTRY_BIN="$out/bin/gantry-serve" scripts/ollama-integration.sh "$out/ollama" >"$out/ollama.log" 2>&1
+ollama_rc=$?
+if [[ -f $out/ollama/SKIPPED ]]; then
+  skipped="real Ollama suite SKIPPED: $(cat "$out/ollama/SKIPPED")"
+  record real-ollama 0 0 "SKIPPED (see $out/ollama.log)"
+  echo "$skipped"
+else
+  read -r p f < <(node scripts/count-results.mjs go "$out/ollama/go.json")
+  record real-ollama-go "$p" "$f" "$out/ollama/go.json"
+  read -r p2 f2 < <(node scripts/count-results.mjs vitest "$out/ollama/e2e.json")
+  # A failure outside the tests (a server left running) still counts.
+  [[ $ollama_rc -ne 0 && $f -eq 0 && $f2 -eq 0 ]] && f2=1
+  record real-ollama-e2e "$p2" "$f2" "$out/ollama.log"
+  [[ $f -gt 0 || $f2 -gt 0 ]] && tail -n 60 "$out/ollama.log"
+fi
+
 step build-desktop go build -tags desktop,production,webkit2_41 -o "$out/bin/gantry" .
 
 echo "── desktop smoke test"
@@ -74,5 +92,5 @@ fi
 
 echo
 printf '%s\n' "${lines[@]}"
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed${skipped:+ ($skipped)}"
 [[ $failed -eq 0 ]]
