@@ -43,8 +43,9 @@ scripts/bench-search.sh
 
 # table PROGRAM: runs a bench program that prints "name<TAB>value<TAB>unit" lines.
 table() {
-  go run "$1" | awk -F'\t' '{ printf "%-46s %12s %s\n", $1, $2, $3 }'
+  go run "$1" | columns
 }
+columns() { awk -F'\t' '{ printf "%-46s %12s %s\n", $1, $2, $3 }'; }
 
 echo
 echo "── tools"
@@ -65,3 +66,14 @@ table ./internal/events/cmd/eventbench
 echo
 echo "── agent: prompt sizes and loop overhead"
 table ./internal/agent/cmd/agentbench
+
+echo
+echo "── desktop window under Xvfb, next to a blank Wails v2 window (median of 3)"
+echo "   mapped: a visible window with the title exists; painted: its pixels show page content"
+echo "   (3+ colours besides the background on 1%+ of a 4-px grid); memory after 3 s idle, summed"
+echo "   over the process and its WebKitWebProcess / WebKitNetworkProcess children"
+scripts/bench-ui.sh window | columns
+
+echo
+echo "── browser UI while the model streams ~500 tokens/s for ~10 s (gantry serve + headless Chromium)"
+scripts/bench-ui.sh stream | columns

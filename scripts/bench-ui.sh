@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The UI part of `make bench`: the real window next to a blank Wails v2 window built in the same
+# run (bench/blank-wails, same tags, size and background), then the browser UI while the model
+# streams. Prints "name<TAB>value<TAB>unit" lines for bench.sh's table.
+# Usage: bench-ui.sh window | stream
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(mktemp -d)
+xvfb=
+cleanup() { [[ -n $xvfb ]] && kill "$xvfb" 2>/dev/null; rm -rf "$bin"; }
+trap cleanup EXIT
+export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
+tags=desktop,production,webkit2_41
+[[ -f frontend/dist/index.html ]] || (cd frontend && npm run build >/dev/null)
+
+if [[ ${1:-} == stream ]]; then
+  CGO_ENABLED=0 go build -o "$bin/gantry-serve" .
+  go build -o "$bin/fake-ollama" ./internal/llm/fakeollama/cmd/fake-ollama
+  cd frontend && GANTRY_BIN="$bin/gantry-serve" FAKE_OLLAMA_BIN="$bin/fake-ollama" node bench/stream.mjs
+  exit
+fi
+
+go build -tags "$tags" -o "$bin/gantry" .
+go build -tags "$tags" -o "$bin/blank-wails" ./bench/blank-wails
+
+disp=90
+while [[ -e /tmp/.X11-unix/X$disp || -e /tmp/.X$disp-lock ]]; do disp=$((disp + 1)); done
+Xvfb ":$disp" -screen 0 1600x1000x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb=$!
+export DISPLAY=":$disp" WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 LIBGL_ALWAYS_SOFTWARE=1
+for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
+
+# measure NAME TITLE CMD…: median of 3 launches, as table lines. Ollama is an unused port, so
+# Gantry's idle is the welcome screen with nothing to talk to.
+measure() {
+  local name=$1 title=$2; shift 2
+  local runs=()
+  for _ in 1 2 3; do
+    runs+=("$(OLLAMA_HOST=127.0.0.1:9 /usr/bin/python3 scripts/bench-ui-window.py "$title" 1e1f22 "$@")")
+  done
+  printf '%s\n' "${runs[@]}" | awk -v n="$name" '
+    { for (i = 1; i <= 4; i++) v[i, NR] = $i }
+    function med(i,   a, j, k, t) { for (j = 1; j <= NR; j++) a[j] = v[i, j] + 0
+      for (j = 1; j <= NR; j++) for (k = j + 1; k <= NR; k++) if (a[k] < a[j]) { t = a[j]; a[j] = a[k]; a[k] = t }
+      return a[int((NR + 1) / 2)] }
+    END {
+      printf "%s: window mapped\t%d\tms\n", n, med(1)
+      printf "%s: first painted content\t%d\tms\n", n, med(2)
+      printf "%s: idle RSS, process tree\t%d\tMiB\n", n, med(3)
+      printf "%s: idle PSS, process tree\t%d\tMiB\n", n, med(4)
+    }'
+}
+data=$(mktemp -d)
+measure "blank Wails" Blank "$bin/blank-wails"
+measure "Gantry" Gantry "$bin/gantry" --data-dir "$data/data" --config-dir "$data/config"
+rm -rf "$data"
