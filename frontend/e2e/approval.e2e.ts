@@ -1,14 +1,12 @@
 // Approvals: a real `gantry serve` asks before a command (default mode) or any edit ("ask" mode);
 // the card in the chat answers it, and the run goes on.
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, toolResults, type FakeOllama, type Gantry } from './harness'
+import { shot, sendTask, openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, toolResults, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
-
-const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry | undefined
@@ -37,17 +35,6 @@ async function start(permissionMode = '', colorScheme: 'light' | 'dark' = 'light
   await page.getByLabel('Model').selectOption('qwen3:4b')
 }
 
-async function send(text: string) {
-  const box = page.getByLabel('Task', { exact: true })
-  await box.fill(text)
-  await box.press('Enter')
-}
-
-async function uiShot(name: string) {
-  mkdirSync(uiShots, { recursive: true })
-  await page.screenshot({ path: `${uiShots}/${name}.png` })
-}
-
 const callThenAnswer = (name: string, args: Record<string, unknown>) => [
   { chunks: [{ toolCalls: [{ name, arguments: args }] }] },
   { chunks: [{ content: 'All done. [TASK_COMPLETE]' }] },
@@ -58,7 +45,7 @@ const echo = callThenAnswer('run_terminal_command', { command: 'echo approved > 
 test('Allow runs the waiting command and the run finishes', async () => {
   await queueTurns(fake, echo)
   await start()
-  await send('Write out.txt')
+  await sendTask(page, 'Write out.txt')
   const card = page.getByTestId('approval-card')
   await see(card).toBeVisible()
   await see(card).toHaveAttribute('data-kind', 'command')
@@ -66,7 +53,7 @@ test('Allow runs the waiting command and the run finishes', async () => {
   await see(card.getByRole('button', { name: 'Always allow (project)' })).toBeVisible()
   // The card does not take focus from the chat input.
   expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Task')
-  await uiShot('approval-command-light')
+  await shot(page, 'approval-command-light')
 
   await card.getByRole('button', { name: 'Allow', exact: true }).click()
   await see(card).toHaveCount(0)
@@ -79,7 +66,7 @@ test('Allow runs the waiting command and the run finishes', async () => {
 test('Deny with a note skips the command and the run still finishes', async () => {
   await queueTurns(fake, echo)
   await start()
-  await send('Write out.txt')
+  await sendTask(page, 'Write out.txt')
   const card = page.getByTestId('approval-card')
   await see(card).toBeVisible()
   await card.getByRole('button', { name: 'Deny with a note…' }).click()
@@ -95,7 +82,7 @@ test('Deny with a note skips the command and the run still finishes', async () =
 test('in "ask" mode an edit shows its diff and Accept writes it', async () => {
   await queueTurns(fake, callThenAnswer('write_file', { path: 'README.md', content: '# Sample\n\nA small demo project.\n' }))
   await start('ask')
-  await send('Describe the project in the README')
+  await sendTask(page, 'Describe the project in the README')
   const card = page.getByTestId('approval-card')
   await see(card).toBeVisible()
   await see(card).toHaveAttribute('data-kind', 'edit')
@@ -104,7 +91,7 @@ test('in "ask" mode an edit shows its diff and Accept writes it', async () => {
   const diff = card.getByTestId('diff')
   await see(diff.locator('.cm-merge-b .cm-changedLine')).toHaveCount(2)
   await see(diff).toContainText('A small demo project.')
-  await uiShot('approval-edit-light')
+  await shot(page, 'approval-edit-light')
 
   await card.getByRole('button', { name: 'Accept' }).click()
   await see(card).toHaveCount(0)
@@ -124,7 +111,7 @@ test('Reject a sensitive edit: the file stays, the card said why, the model is t
   await queueTurns(fake, callThenAnswer('write_file', { path: '.env', content: 'TOKEN=leaked\n' }))
   await start()
   writeFileSync(join(project, '.env'), 'TOKEN=secret\n')
-  await send('Set the token')
+  await sendTask(page, 'Set the token')
   const card = editCard()
   await see(card.getByTestId('sensitive-reason')).toContainText('passwords, keys or other secrets')
   await see(card.getByTestId('sensitive-reason')).toContainText('“.env”')
@@ -139,7 +126,7 @@ test('Reject a sensitive edit: the file stays, the card said why, the model is t
 test('Accept one hunk of two writes only that change', async () => {
   await queueTurns(fake, writeNotes)
   await start('ask')
-  await send('Tidy the notes')
+  await sendTask(page, 'Tidy the notes')
   const card = editCard()
   await see(card.getByRole('checkbox')).toHaveCount(2)
   await card.getByRole('checkbox', { name: /Change 2/ }).uncheck()
@@ -160,7 +147,7 @@ test('Accept one hunk of two writes only that change', async () => {
 test('Edit the proposal, then Accept writes the person\'s text', async () => {
   await queueTurns(fake, writeNotes)
   await start('ask')
-  await send('Tidy the notes')
+  await sendTask(page, 'Tidy the notes')
   const card = editCard()
   await see(card.getByTestId('diff')).toContainText('BETA')
   await card.getByRole('button', { name: 'Edit', exact: true }).click()
@@ -197,7 +184,7 @@ test('Always allow a command: the same command runs again without a card', async
     { chunks: [{ content: 'Twice. [TASK_COMPLETE]' }] },
   ])
   await start()
-  await send('Append twice')
+  await sendTask(page, 'Append twice')
   const card = page.getByTestId('approval-card')
   await card.getByRole('button', { name: 'Always allow (project)' }).click()
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
@@ -215,7 +202,7 @@ test('Always allow edits to a file: the next edit of it is written without a car
     { chunks: [{ content: 'Written twice. [TASK_COMPLETE]' }] },
   ])
   await start('ask')
-  await send('Rewrite the notes twice')
+  await sendTask(page, 'Rewrite the notes twice')
   const card = editCard()
   await card.getByRole('button', { name: 'Always allow edits to this file (project)' }).click()
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
@@ -230,7 +217,7 @@ test('Always allow edits to a file: the next edit of it is written without a car
 test('Alt+Y accepts the waiting edit while the chat input keeps focus', async () => {
   await queueTurns(fake, writeNotes)
   await start('ask')
-  await send('Tidy the notes')
+  await sendTask(page, 'Tidy the notes')
   const card = editCard()
   const accept = card.getByRole('button', { name: 'Accept', exact: true })
   await see(accept).toHaveAttribute('title', 'Accept (Alt+Y)')
@@ -257,17 +244,17 @@ test('screenshots of an edit card in both layouts, light and dark', async () => 
   for (const scheme of ['light', 'dark'] as const) {
     await queueTurns(fake, writeNotes)
     await start('ask', scheme)
-    await send('Tidy the notes')
+    await sendTask(page, 'Tidy the notes')
     const card = editCard()
     await see(card.locator('.cm-mergeView')).toBeVisible()
     await see(card.locator('.cm-merge-a')).toContainText('beta')
     await see(card.locator('.cm-merge-b')).toContainText('BETA')
     await card.scrollIntoViewIfNeeded()
-    await uiShot(`edit-card-split-${scheme}`)
+    await shot(page, `edit-card-split-${scheme}`)
     await card.getByRole('button', { name: 'Unified' }).click()
     await see(card.getByTestId('diff')).toHaveAttribute('data-layout', 'unified')
     await see(card.locator('.cm-deletedChunk').first()).toContainText('beta')
-    await uiShot(`edit-card-unified-${scheme}`)
+    await shot(page, `edit-card-unified-${scheme}`)
     await card.getByRole('button', { name: 'Side by side' }).click()
     await card.getByRole('button', { name: 'Reject', exact: true }).click()
     await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')

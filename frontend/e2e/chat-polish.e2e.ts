@@ -2,14 +2,12 @@
 // groups with thinking, coloured command output, the file viewer, attachments, plan → run, the
 // running-chat marker and the keyboard shortcuts.
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { closeAll, openPage, openProject, queueTurns, startFakeOllama, startGantry, stopAll, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { shot, sendTask, closeAll, openPage, openProject, queueTurns, startFakeOllama, startGantry, stopAll, tempDirs, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
-
-const shots = process.env.H3_SHOTS_DIR ?? process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry
@@ -36,17 +34,6 @@ async function open(scheme: 'light' | 'dark' = 'light') {
   writeFileSync(join(project, 'src', 'long.go'), Array.from({ length: 200 }, (_, i) => `// line ${i + 1}`).join('\n') + '\n')
   await openProject(page, project)
   await page.getByLabel('Model').selectOption('qwen3:4b')
-}
-
-async function send(text: string) {
-  const box = page.getByLabel('Task', { exact: true })
-  await box.fill(text)
-  await box.press('Enter')
-}
-
-async function shot(name: string) {
-  mkdirSync(shots, { recursive: true })
-  await page.screenshot({ path: `${shots}/${name}.png` })
 }
 
 /** The user messages the fake received, oldest first. */
@@ -83,7 +70,7 @@ const twoGroups = (delayMs = 60) => [
 test('a run shows thinking, two progress groups, coloured output and opens files in the viewer', async () => {
   await queueTurns(fake, twoGroups())
   await open()
-  await send('Tidy the README')
+  await sendTask(page, 'Tidy the README')
 
   const groups = page.getByTestId('progress-group')
   await see(groups).toHaveCount(2)
@@ -118,7 +105,7 @@ test('a run shows thinking, two progress groups, coloured output and opens files
   const answer = page.getByTestId('assistant-message').last()
   await see(answer.locator('pre code span.tok-keyword').first()).toBeVisible()
   await see(answer.getByRole('button', { name: 'Copy code' })).toBeAttached()
-  await shot('chat-groups-light')
+  await shot(page, 'chat-groups-light')
 
   // A file action opens the file in the read-only viewer.
   await first.locator('[data-testid="action"][data-status="success"]', { hasText: 'README.md' }).getByRole('button').click()
@@ -126,7 +113,7 @@ test('a run shows thinking, two progress groups, coloured output and opens files
   await see(viewer).toBeVisible()
   await see(viewer.locator('h2')).toContainText('README.md')
   await see(viewer.locator('.cm-content')).toContainText('# Sample project')
-  await shot('chat-viewer-light')
+  await shot(page, 'chat-viewer-light')
   // Read only: typing changes nothing.
   const before = await viewer.locator('.cm-content').textContent()
   await viewer.locator('.cm-line').first().click()
@@ -145,10 +132,10 @@ test('a run shows thinking, two progress groups, coloured output and opens files
   const replayed = page.getByTestId('progress-group').first()
   await replayed.getByRole('button', { name: /printf/ }).click()
   await see(replayed.locator('[data-testid="command-output"] span', { hasText: 'bold green' })).toBeVisible()
-  await shot('chat-groups-dark')
+  await shot(page, 'chat-groups-dark')
   await replayed.locator('[data-testid="action"]', { hasText: 'README.md' }).getByRole('button').click()
   await see(page.getByTestId('file-viewer').locator('.cm-content')).toContainText('# Sample project')
-  await shot('chat-viewer-dark')
+  await shot(page, 'chat-viewer-dark')
   expect(errors).toEqual([])
   await light.context().close()
 })
@@ -177,8 +164,8 @@ test('files and lines attached from the tree and the viewer go with the message'
   const chips = page.locator('form [data-testid="attachment-chip"]')
   await see(chips).toHaveCount(2)
   await see(chips.nth(1)).toHaveAttribute('title', 'src/long.go:3–5')
-  await shot('chat-attachments-light')
-  await send('What are these?')
+  await shot(page, 'chat-attachments-light')
+  await sendTask(page, 'What are these?')
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
   await see(chips).toHaveCount(0)
   const sent = page.getByTestId('user-message').last().getByTestId('attachment-chip')
@@ -205,10 +192,10 @@ test('a finished plan offers Run this plan, which sends it to an Agent run', asy
   ])
   await open('dark')
   await page.getByRole('radio', { name: 'Plan' }).click()
-  await send('Plan the README work')
+  await sendTask(page, 'Plan the README work')
   const offer = page.getByTestId('run-plan')
   await see(offer).toBeVisible()
-  await shot('chat-plan-dark')
+  await shot(page, 'chat-plan-dark')
   await offer.click()
   await see(page.getByTestId('turn')).toHaveCount(2)
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
@@ -223,11 +210,11 @@ test('a finished plan offers Run this plan, which sends it to an Agent run', asy
 test('the Chats list marks a running chat; shortcuts start a new chat, stop a run and list themselves', async () => {
   await queueTurns(fake, [{ chunkDelayMs: 400, chunks: [{ thinking: 'Slowly ' }, { thinking: 'thinking ' }, { thinking: 'it over.' }, { content: 'ok' }] }])
   await open()
-  await send('Take your time')
+  await sendTask(page, 'Take your time')
   await page.getByRole('tab', { name: 'Chats' }).click()
   const marker = page.getByTestId('session').first().getByTestId('session-running')
   await see(marker).toBeVisible()
-  await shot('chat-running-marker-light')
+  await shot(page, 'chat-running-marker-light')
 
   // Escape in the empty task box stops the run.
   const box = page.getByLabel('Task', { exact: true })

@@ -1,13 +1,10 @@
 // The chat: a real `gantry serve`, a real agent run against fake Ollama, scripted turn by turn
 // through its control endpoint, rendered in Chromium.
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { shot, sendTask, openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
-
-const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry
@@ -34,17 +31,6 @@ async function open(scheme: 'light' | 'dark' = 'light', model = 'qwen3:4b') {
   await page.getByLabel('Model').selectOption(model)
 }
 
-async function send(text: string) {
-  const box = page.getByLabel('Task', { exact: true })
-  await box.fill(text)
-  await box.press('Enter')
-}
-
-async function uiShot(name: string) {
-  mkdirSync(uiShots, { recursive: true })
-  await page.screenshot({ path: `${uiShots}/${name}.png` })
-}
-
 const readThenAnswer = (delayMs = 0) => [
   {
     chunkDelayMs: delayMs,
@@ -66,7 +52,7 @@ const readThenAnswer = (delayMs = 0) => [
 test('a task streams thinking, a progress group and a rendered answer', async () => {
   await queueTurns(fake, readThenAnswer(150))
   await open()
-  await send('What does the README say?')
+  await sendTask(page, 'What does the README say?')
 
   await see(page.getByText('What does the README say?')).toBeVisible()
   const thinking = page.getByTestId('thinking').first()
@@ -78,7 +64,7 @@ test('a task streams thinking, a progress group and a rendered answer', async ()
   await see(group.locator('[data-testid="action"]:not([data-status="success"])')).toHaveCount(0)
   await see(group).toContainText('README.md')
   await see(page.getByTestId('assistant-message')).toHaveCount(1)
-  await uiShot('chat-running-light')
+  await shot(page, 'chat-running-light')
 
   const answer = page.getByTestId('assistant-message').last()
   await see(answer.locator('strong', { hasText: 'here' })).toBeVisible()
@@ -90,9 +76,9 @@ test('a task streams thinking, a progress group and a rendered answer', async ()
   await thinking.getByRole('button').click()
   await see(thinking).toContainText('Let me read it first.')
   await see(page.getByRole('button', { name: /Send/ })).toBeVisible()
-  await uiShot('chat-finished-light')
+  await shot(page, 'chat-finished-light')
   await page.emulateMedia({ colorScheme: 'dark' })
-  await uiShot('chat-finished-dark')
+  await shot(page, 'chat-finished-dark')
 
   // A reload shows the same conversation again, from the stored events.
   await page.reload()
@@ -120,7 +106,7 @@ test('hostile Markdown in an answer runs no script', async () => {
     dialogs++
     void d.dismiss()
   })
-  await send('Say something nasty')
+  await sendTask(page, 'Say something nasty')
   const answer = page.getByTestId('assistant-message').last()
   await see(answer).toContainText('click me')
   await see(answer).toContainText('<script>')
@@ -136,22 +122,22 @@ test('hostile Markdown in an answer runs no script', async () => {
 test('Stop ends a slow run and shows it as stopped', async () => {
   await queueTurns(fake, readThenAnswer(400))
   await open('dark')
-  await send('What does the README say?')
+  await sendTask(page, 'What does the README say?')
   const stop = page.getByRole('button', { name: 'Stop' })
   await see(stop).toBeVisible()
   await see(page.getByTestId('thinking').first()).toContainText('Thinking')
-  await uiShot('chat-running-dark')
+  await shot(page, 'chat-running-dark')
   await stop.click()
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'cancelled')
   await see(page.getByRole('button', { name: /Send/ })).toBeVisible()
-  await uiShot('chat-stopped-dark')
+  await shot(page, 'chat-stopped-dark')
   expect(errors).toEqual([])
 })
 
 test('Send without a reachable Ollama shows the error and keeps the text', async () => {
   await fake.stop()
   await open('light', '')
-  await send('Anything')
+  await sendTask(page, 'Anything')
   await see(page.getByTestId('chat-error')).toBeVisible()
   await see(page.getByLabel('Task', { exact: true })).toHaveValue('Anything')
 })

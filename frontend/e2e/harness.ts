@@ -122,6 +122,13 @@ export async function shot(page: Page, name: string) {
   await page.screenshot({ path: join(shotsDir, `${name}.png`) })
 }
 
+/** Types a task into the chat input and sends it with Enter, as a person would. */
+export async function sendTask(page: Page, text: string) {
+  const box = page.getByLabel('Task', { exact: true })
+  await box.fill(text)
+  await box.press('Enter')
+}
+
 export async function closeAll() {
   await browser?.close()
   browser = null

@@ -1,14 +1,12 @@
 // The review panel: after a run that edited files, a real `gantry serve` lists them under the run;
 // Keep and Undo act on the disk, and a file the person changed since asks before it is undone.
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { openProject, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, toolResults, type FakeOllama, type Gantry } from './harness'
+import { shot, openProject, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, toolResults, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
-
-const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry | undefined
@@ -67,8 +65,7 @@ test('Keep one file and Undo the other', async () => {
 
   await row('README.md').getByRole('button', { name: 'README.md' }).click()
   await see(row('README.md').getByTestId('diff')).toContainText('# Sample, by the agent')
-  mkdirSync(uiShots, { recursive: true })
-  await page.screenshot({ path: `${uiShots}/review-light.png` })
+  await shot(page, `review-light`)
 
   await row('README.md').getByRole('button', { name: 'Keep', exact: true }).click()
   await see(row('README.md')).toHaveAttribute('data-status', 'kept')
@@ -160,8 +157,7 @@ test('screenshots of the review panel, light and dark', async () => {
     await row('README.md').getByRole('button', { name: 'README.md' }).click()
     await see(row('README.md').locator('.cm-mergeView')).toBeVisible()
     await page.getByTestId('review-panel').scrollIntoViewIfNeeded()
-    mkdirSync(uiShots, { recursive: true })
-    await page.screenshot({ path: `${uiShots}/review-panel-${scheme}.png` })
+    await shot(page, `review-panel-${scheme}`)
     expect(errors).toEqual([])
     await stopAll({ page, gantry, fake })
     fake = await startFakeOllama()

@@ -1,13 +1,10 @@
 // Sessions: the Chats list in the sidebar, against a real `gantry serve` and fake Ollama. Two
 // tasks in two chats, reopening one (a replay of its stored events), renaming and deleting.
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
-import { mkdirSync } from 'node:fs'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { shot, sendTask, openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
-
-const uiShots = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry
@@ -27,12 +24,6 @@ afterAll(closeAll)
 
 const answer = (text: string) => ({ chunks: [{ content: `${text} [TASK_COMPLETE]` }] })
 
-async function send(text: string) {
-  const box = page.getByLabel('Task', { exact: true })
-  await box.fill(text)
-  await box.press('Enter')
-}
-
 const transcript = () => page.getByTestId('message-list')
 const rows = () => page.getByTestId('session')
 const row = (title: string) => rows().filter({ hasText: title })
@@ -49,7 +40,7 @@ test('chats are listed, reopened as shown live, renamed and deleted', async () =
   await page.getByRole('tab', { name: 'Chats' }).click()
   await see(page.getByText('No chats yet')).toBeVisible()
 
-  await send('What does the README say?')
+  await sendTask(page, 'What does the README say?')
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
   await see(transcript()).toContainText('one-line')
   const firstLive = await transcript().innerText()
@@ -58,7 +49,7 @@ test('chats are listed, reopened as shown live, renamed and deleted', async () =
 
   await page.getByRole('button', { name: 'New chat' }).click()
   await see(transcript()).toHaveCount(0)
-  await send('Are there tests?')
+  await sendTask(page, 'Are there tests?')
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
   await see(transcript()).toContainText('no tests yet')
   const secondLive = await transcript().innerText()
@@ -69,9 +60,8 @@ test('chats are listed, reopened as shown live, renamed and deleted', async () =
   await see(rows().nth(1)).toContainText('What does the README say?')
   await see(rows().nth(0).locator('[aria-current="true"]')).toHaveCount(1)
   await see(rows().nth(0)).toContainText('Agent')
-  mkdirSync(uiShots, { recursive: true })
   await rows().nth(1).hover()
-  await page.screenshot({ path: `${uiShots}/sessions-light.png` })
+  await shot(page, `sessions-light`)
 
   // Reopening replays the stored events: after a reload nothing is cached, so the first chat is
   // rebuilt from its event log alone and must read exactly as it did live.

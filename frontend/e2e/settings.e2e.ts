@@ -6,20 +6,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Locator, Page } from 'playwright-core'
 import { makeProject } from './fixtures'
-import {
-  closeAll,
-  openPage,
-  openProject,
-  queueTurns,
-  shot,
-  startFakeOllama,
-  startGantry,
-  stopAll,
-  tempDirs,
-  unusedHost,
-  type FakeOllama,
-  type Gantry,
-} from './harness'
+import { sendTask, closeAll, openPage, openProject, queueTurns, shot, startFakeOllama, startGantry, stopAll, tempDirs, unusedHost, type FakeOllama, type Gantry,  } from './harness'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry | undefined
@@ -187,6 +174,7 @@ test('an "always allow" rule is listed in plain words and can be deleted', async
   await see(list).toContainText('only in webshop')
   await see(list).toContainText('Change docs/**')
   await see(list).toContainText('in all projects')
+  await shot(page, 'settings-always-allow')
 
   await dialog.getByRole('button', { name: 'Delete rule 1' }).click()
   await see(list.getByRole('listitem')).toHaveCount(1)
@@ -207,12 +195,11 @@ test('a tool turned off is not offered to the model in the next run', async () =
   await toggle.click()
   await see(toggle).toHaveAttribute('aria-checked', 'false')
   await expect.poll(() => saved().disabledTools).toEqual(['write_file'])
+  await shot(page, 'settings-tools')
   await dialog.getByRole('button', { name: 'Done' }).click()
 
   await queueTurns(fake, [{ chunks: [{ content: 'Nothing to do. [TASK_COMPLETE]' }] }])
-  const box = page.getByLabel('Task', { exact: true })
-  await box.fill('say hello')
-  await box.press('Enter')
+  await sendTask(page, 'say hello')
   await expect
     .poll(async () => {
       const requests = (await (await fetch(`${fake!.url}/_fake/requests`)).json()) as { tools?: { function: { name: string } }[] }[]
