@@ -11,7 +11,7 @@
 # to fix it, and the script exits 0: scripts/test.sh shows the skip in its summary.
 #
 # Environment: GANTRY_BIN (a `gantry serve`-capable build; built when unset), GANTRY_TEST_GGUF
-# (default ../shared/models/llama-2-tiny-random.gguf), XDG_CACHE_HOME.
+# (default: shared/models/ above the checkout, else the cache's copy), XDG_CACHE_HOME.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -22,7 +22,25 @@ rm -f "$out/SKIPPED" "$out/go.json" "$out/e2e.json"
 version=v0.6.5 # keep in step with integration/realollama.Version
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/gantry/ollama-$version"
 ollama="$cache/ollama"
-gguf="${GANTRY_TEST_GGUF:-$(cd .. && pwd)/shared/models/llama-2-tiny-random.gguf}"
+model=llama-2-tiny-random.gguf
+model_sha=81f226c62d28ed4a1a9b9fa080fcd9f0cc40e0f9d5680036583ff98fbcd035cb
+
+# find_model: $GANTRY_TEST_GGUF, else shared/models/ in a folder above the checkout (the
+# workspace's copy), else the copy kept in the cache by an earlier run, so a clone made
+# anywhere else on this machine still finds it.
+find_model() {
+  if [[ -n ${GANTRY_TEST_GGUF:-} ]]; then echo "$GANTRY_TEST_GGUF"; return; fi
+  local dir=$root
+  while [[ $dir != / ]]; do
+    dir=$(dirname "$dir")
+    if [[ -f $dir/shared/models/$model ]]; then echo "$dir/shared/models/$model"; return; fi
+  done
+  echo "$cache/$model"
+}
+gguf=$(find_model)
+if [[ -f $gguf && $gguf != "$cache/$model" ]] && ! cmp -s "$gguf" "$cache/$model" 2>/dev/null; then
+  if echo "$model_sha  $gguf" | sha256sum -c --status; then mkdir -p "$cache" && cp "$gguf" "$cache/$model"; fi
+fi
 
 skip() {
   printf '%s\n' "$1" >"$out/SKIPPED"
@@ -38,7 +56,7 @@ if [[ ! -x $ollama ]]; then
     skip "Ollama $version could not be built: $(tail -n 1 "$out/build.log") (log: $out/build.log). Fix: make the Go module proxy reachable and gcc/g++ installed, then run GOBIN=$cache go install github.com/ollama/ollama@$version"
   fi
 fi
-[[ -f $gguf ]] || skip "the test model $gguf is missing. Fix: set GANTRY_TEST_GGUF to llama-2-tiny-random.gguf (sha256 81f226c6…)"
+[[ -f $gguf ]] || skip "the test model $gguf is missing. Fix: set GANTRY_TEST_GGUF to $model (sha256 $model_sha)"
 gguf=$(cd "$(dirname "$gguf")" && pwd)/$(basename "$gguf")
 
 gantry=${GANTRY_BIN:-}

@@ -186,6 +186,7 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 	switch d := r.Result.Display.(type) {
 	case tools.DiffDisplay:
 		p.Path, p.Added, p.Removed = d.Path, d.Added, d.Removed
+		p.StartLine, p.EndLine = d.FirstLine, d.LastLine
 		p.Detail = fmt.Sprintf("+%d −%d", d.Added, d.Removed)
 	case tools.CommandDisplay:
 		p.Detail = fmt.Sprintf("exit %d", d.ExitCode)

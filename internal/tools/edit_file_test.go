@@ -40,6 +40,7 @@ func TestEditFileExact(t *testing.T) {
 	require.Equal(t, 2, d.Added)
 	require.Equal(t, 1, d.Removed)
 	require.Contains(t, d.Diff, "@@ -3,7 +3,8 @@\n")
+	require.Equal(t, [2]int{6, 7}, [2]int{d.FirstLine, d.LastLine}, "where the change is, for opening the file there")
 
 	req := f.approver.requests[0]
 	require.Equal(t, goSource, req.Before)

@@ -40,6 +40,10 @@ type DiffDisplay struct {
 	AutoApproved  bool   `json:"autoApproved,omitempty"`
 	UserEdited    bool   `json:"userEdited,omitempty"` // the person changed the proposal before accepting
 	Denied        bool   `json:"denied,omitempty"`
+	// FirstLine and LastLine span the changed lines in the new text (1-based), so the UI can
+	// open the file where the edit is; 0 when nothing changed.
+	FirstLine int `json:"firstLine,omitempty"`
+	LastLine  int `json:"lastLine,omitempty"`
 }
 
 // fileTarget is a file a tool is about to change, as it is now.
@@ -210,12 +214,27 @@ func userMessage(m string) string {
 }
 
 func diffDisplay(t fileTarget, after string) DiffDisplay {
-	stats := diff.Compute(t.content, after)
 	text, cut := capAtLine(diff.Unified(t.rel, t.content, after, 3), displayDiffBytes)
-	return DiffDisplay{
-		Kind: "diff", Path: t.rel, Added: stats.Added, Removed: stats.Removed, Created: !t.existed,
-		Diff: text, DiffTruncated: cut,
+	d := DiffDisplay{Kind: "diff", Path: t.rel, Created: !t.existed, Diff: text, DiffTruncated: cut}
+	// Hunks without context give the counts and where the changes are in one pass.
+	hunks := diff.Hunks(t.content, after, 0)
+	for _, h := range hunks {
+		for _, l := range h.Lines {
+			switch l.Kind {
+			case diff.LineAdd:
+				d.Added++
+			case diff.LineDelete:
+				d.Removed++
+			}
+		}
 	}
+	if len(hunks) > 0 {
+		first, last := hunks[0], hunks[len(hunks)-1]
+		// A hunk that only deletes has no new lines; it sits after line NewStart.
+		d.FirstLine = max(first.NewStart, 1)
+		d.LastLine = max(last.NewStart+last.NewLines-1, d.FirstLine)
+	}
+	return d
 }
 
 // capAtLine keeps at most limit bytes of s, ending at a line end, and says whether it cut.
