@@ -202,7 +202,7 @@ func (s *ChatService) sessionFor(id, workspace, text string, mode agent.Mode, mo
 	if s.runs.running(id) != "" {
 		return store.Session{}, ErrRunInProgress
 	}
-	if err := s.db.TouchSession(s.ctx, id); err != nil {
+	if err := s.db.TouchSession(s.ctx, id, string(mode), model); err != nil {
 		return store.Session{}, err
 	}
 	return sess, nil

@@ -108,10 +108,11 @@ func (db *DB) RenameSession(ctx context.Context, id, title string) error {
 		title, time.Now().UnixMilli(), id)
 }
 
-// TouchSession marks a session as active now, moving it to the top of its list.
-func (db *DB) TouchSession(ctx context.Context, id string) error {
-	return db.updateSession(ctx, id, "touching", `UPDATE sessions SET updated_at = ? WHERE id = ?`,
-		time.Now().UnixMilli(), id)
+// TouchSession records a new message in a session: it moves to the top of its list, and the
+// list shows the mode and model that message used (a chat can switch both as it goes).
+func (db *DB) TouchSession(ctx context.Context, id, mode, model string) error {
+	return db.updateSession(ctx, id, "touching", `UPDATE sessions SET updated_at = ?, mode = ?, model = ? WHERE id = ?`,
+		time.Now().UnixMilli(), mode, model, id)
 }
 
 func (db *DB) updateSession(ctx context.Context, id, verb, query string, args ...any) error {

@@ -35,10 +35,11 @@ func TestSessionsCreateGetListRenameTouch(t *testing.T) {
 	require.Equal(t, []string{b.ID, a.ID}, sessionIDs(list), "newest first, other workspaces left out")
 
 	time.Sleep(2 * time.Millisecond)
-	require.NoError(t, db.TouchSession(ctx, a.ID))
+	require.NoError(t, db.TouchSession(ctx, a.ID, "plan", "llama3.2:3b"))
 	list, err = db.ListSessions(ctx, "/ws")
 	require.NoError(t, err)
 	require.Equal(t, []string{a.ID, b.ID}, sessionIDs(list), "touching moves a session to the top")
+	require.Equal(t, []string{"plan", "llama3.2:3b"}, []string{list[0].Mode, list[0].Model}, "the list shows the latest message's mode and model")
 
 	require.NoError(t, db.RenameSession(ctx, b.ID, "Fix the parser"))
 	got, err = db.GetSession(ctx, b.ID)
@@ -48,7 +49,7 @@ func TestSessionsCreateGetListRenameTouch(t *testing.T) {
 	_, err = db.GetSession(ctx, "missing")
 	require.ErrorIs(t, err, ErrNotFound)
 	require.ErrorIs(t, db.RenameSession(ctx, "missing", "x"), ErrNotFound)
-	require.ErrorIs(t, db.TouchSession(ctx, "missing"), ErrNotFound)
+	require.ErrorIs(t, db.TouchSession(ctx, "missing", "agent", "m"), ErrNotFound)
 
 	empty, err := db.ListSessions(ctx, "/nowhere")
 	require.NoError(t, err)
