@@ -36,6 +36,13 @@ type analyzer struct {
 	depth int
 	best  finding
 	pipes map[*syntax.BinaryCmd]bool // inner nodes of pipelines already judged whole
+
+	// cwd is where relative paths point once a cd has left the workspace ("" is its root).
+	cwd string
+	// secret names the first secret the command reads, and network says it reaches another
+	// machine: together they are how a key leaves the machine (cat ~/.ssh/id_rsa | nc …).
+	secret  string
+	network bool
 }
 
 // newAnalyzer starts from none; a zero analyzer would start from the empty severity, which
@@ -56,6 +63,35 @@ func (a *analyzer) flag(f finding, n syntax.Node) {
 	a.best = f
 }
 
+// readsSecret records a read of what (a secret) and its finding.
+func (a *analyzer) readsSecret(what string, f finding, n syntax.Node) {
+	a.flag(f, n)
+	if a.secret == "" {
+		a.secret = what
+	}
+	a.exfiltration()
+}
+
+// usesNetwork records that the command reaches another machine, with f as its finding.
+func (a *analyzer) usesNetwork(f finding, n syntax.Node) {
+	a.flag(f, n)
+	a.network = true
+	a.exfiltration()
+}
+
+// exfiltration is critical: a secret read and a network connection in one command, through
+// a pipe, $(…), && or a file in between, is the shape of stealing credentials.
+func (a *analyzer) exfiltration() {
+	if a.secret != "" && a.network && a.best.sev != SeverityCritical {
+		// The whole command, not the part that completed the pair, shows where it goes.
+		reason := "sends " + a.secret + " over the network"
+		if q := quote(a.src); q != "" {
+			reason += ": " + q
+		}
+		a.flag(finding{SeverityCritical, reason}, nil)
+	}
+}
+
 func (a *analyzer) snippet(n syntax.Node) string {
 	if n == nil {
 		return ""
@@ -64,7 +100,12 @@ func (a *analyzer) snippet(n syntax.Node) string {
 	if start < 0 || end > len(a.src) || start >= end {
 		return ""
 	}
-	s := strings.Join(strings.Fields(a.src[start:end]), " ")
+	return quote(a.src[start:end])
+}
+
+// quote shortens code to one readable line for a reason.
+func quote(code string) string {
+	s := strings.Join(strings.Fields(code), " ")
 	if utf8.RuneCountInString(s) > maxSnippet {
 		s = string([]rune(s)[:maxSnippet-1]) + "…"
 	}
@@ -118,13 +159,32 @@ func isPipe(b *syntax.BinaryCmd) bool {
 
 func (a *analyzer) stmt(s *syntax.Stmt) {
 	for _, r := range s.Redirs {
-		if writesFile(r) {
-			a.flag(classifyWrite(resolveWord(r.Word)), r)
+		switch {
+		case writesFile(r):
+			t := resolveWord(r.Word)
+			if netDevice(t) {
+				a.usesNetwork(classifyWrite(t), r)
+			} else {
+				a.flag(classifyWrite(t), r)
+			}
+		case r.Op == syntax.RdrIn && r.Word != nil:
+			t := resolveWord(r.Word)
+			if netDevice(t) {
+				a.usesNetwork(finding{SeverityHigh, "opens a network connection through " + t.text}, r)
+			} else {
+				a.readPath(t, false, r)
+			}
 		}
 	}
 	if call, ok := s.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
 		a.call(resolveWords(call.Args), s, call)
 	}
+}
+
+// netDevice reports whether a redirection target is bash's /dev/tcp or /dev/udp, a socket.
+func netDevice(t arg) bool {
+	p := canonical(t.text)
+	return t.static && (strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/"))
 }
 
 // writesFile reports whether a redirection opens its word as a file for writing; >&2 and
@@ -176,6 +236,11 @@ func (a *analyzer) call(args []arg, s *syntax.Stmt, n syntax.Node) {
 	if r := lookupRule(c.name); r != nil {
 		a.flag(r(c), n)
 	}
+	a.reads(c, n)
+	if talksToNetwork(c) {
+		a.network = true
+		a.exfiltration()
+	}
 }
 
 // pipeline judges a whole pipeline at once, because a | b is only dangerous for what a
@@ -214,16 +279,43 @@ func (a *analyzer) flatten(b *syntax.BinaryCmd, stages []*syntax.Stmt) []*syntax
 	return stages
 }
 
-// pipedCode judges what an interpreter reads from the previous stage: echo's text is read
-// as the code it is; anything else is opaque.
+// pipedCode judges what an interpreter reads from the previous stage: the text of echo or
+// of a heredoc given to cat is read as the code it is; anything else is opaque.
 func (a *analyzer) pipedCode(prev *syntax.Stmt, c command, n syntax.Node) {
-	if p, ok := stageCommand(prev); ok && (p.name == "echo" || p.name == "printf") && shells[c.name] {
-		if code, static := joinArgs(p.args); static {
-			a.nested(code)
+	if code, ok := stageText(prev); ok {
+		if spec, isInline := inlineSpec(c.name); isInline {
+			a.inlineCode(spec.lang, code, n)
+			return
+		}
+		if shells[c.name] && code.static {
+			a.nested(code.text)
 			return
 		}
 	}
 	a.flag(finding{SeverityMedium, "runs piped input as code with " + c.name}, n)
+}
+
+// stageText is the text a pipeline stage writes when it is written out in the command:
+// echo or printf's arguments, or the heredoc of a bare cat.
+func stageText(st *syntax.Stmt) (arg, bool) {
+	p, ok := stageCommand(st)
+	switch {
+	case !ok:
+		return arg{}, false
+	case p.name == "echo" || p.name == "printf":
+		code, static := joinArgs(p.args)
+		return arg{text: code, static: static}, true
+	case p.name == "cat" && len(p.args) == 0:
+		for _, r := range st.Redirs {
+			switch {
+			case (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil:
+				return resolveWord(r.Hdoc), true
+			case r.Op == syntax.WordHdoc && r.Word != nil:
+				return resolveWord(r.Word), true
+			}
+		}
+	}
+	return arg{}, false
 }
 
 // stageCommand is the program a pipeline stage runs, when it is a simple command.

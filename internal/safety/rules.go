@@ -6,16 +6,22 @@ import "strings"
 // and pipeline is judged on its own, after the wrappers that only run another program (sudo,
 // env, xargs, timeout…) are peeled off.
 //
-//   - critical: destroys the machine or runs code nobody has seen: recursive deletes of /, ~
-//     or a system directory, formatting or overwriting disks, fork bombs, downloads piped into
-//     a shell, recursive chmod/chown of a system tree. Auto-approve never covers these.
-//   - high: hard to undo or reaches beyond the workspace: root privileges, killing processes,
-//     publishing packages, force-pushing, discarding uncommitted work, deleting the whole
-//     workspace, its .git or anything outside it, writing into /etc, ~/.ssh or shell
-//     startup files, running code held in a variable.
+//   - critical: destroys the machine, runs code nobody has seen, or sends a secret away:
+//     recursive deletes of /, ~ or a system directory, formatting or overwriting disks, fork
+//     bombs, downloads piped into a shell, recursive chmod/chown of a system tree, and a
+//     secret read together with a network connection in one command (cat ~/.ssh/id_rsa | nc,
+//     curl -d "$(cat ~/.npmrc)"). Auto-approve never covers these.
+//   - high: hard to undo, reaches beyond the workspace or exposes credentials: root
+//     privileges, killing processes, publishing packages, force-pushing, discarding
+//     uncommitted work, deleting the whole workspace, its .git or anything outside it,
+//     writing into /etc, ~/.ssh or shell startup files, running code held in a variable,
+//     reading secrets (~/.ssh, ~/.aws, /etc/shadow, browser profiles, keys outside the
+//     project; secrets.go), sending data out (uploads, raw sockets, copies to or commands on
+//     another machine; network.go), and inline interpreter code that deletes, writes outside,
+//     starts programs or uses the network (inline.go).
 //   - medium: changes the system or the network in ordinary ways: installing packages,
-//     containers, downloads, pushes, deleting files inside the workspace, writing outside it,
-//     and anything that could not be parsed.
+//     containers, downloads, pushes, deleting files inside the workspace, writing or reading
+//     outside it, inline interpreter code (python -c), and anything that could not be parsed.
 //   - none: everything else. An unknown program is none on purpose: arguments are data
 //     (grep -r "rm -rf /" is a search), and whether a harmless command still needs a person
 //     is the permission mode's decision, not this tier's.
@@ -182,9 +188,14 @@ var rules = map[string]rule{
 	"wget":      ruleDownload("O", "output-document"),
 	"fetch":     ruleDownload("o", "output"),
 	"aria2c":    ruleDownload("o", "out"),
-	"ssh":       fixed(SeverityMedium, "runs commands on a remote host"),
-	"scp":       fixed(SeverityMedium, "copies files over the network"),
+	"ssh":       ruleSsh,
+	"scp":       ruleScp,
 	"sftp":      fixed(SeverityMedium, "copies files over the network"),
+	"socat":     fixed(rawSocket.sev, rawSocket.reason),
+	"telnet":    fixed(rawSocket.sev, rawSocket.reason),
+	"http":      ruleHttpie,
+	"https":     ruleHttpie,
+	"xh":        ruleHttpie,
 	"rsync":     ruleRsync,
 	"nc":        ruleNetcat,
 	"ncat":      ruleNetcat,

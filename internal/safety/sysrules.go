@@ -50,35 +50,6 @@ func ruleHistory(c command) finding {
 	return noFinding
 }
 
-func ruleRsync(c command) finding {
-	if hasLongFlag(c.args, "delete") {
-		return finding{SeverityMedium, "syncs files and deletes extra ones"}.worse(ruleWritesLast(c))
-	}
-	return finding{SeverityMedium, "copies files, possibly over the network"}.worse(ruleWritesLast(c))
-}
-
-// ruleNetcat: -e and -c hand a program to whoever connects, which is a remote shell.
-func ruleNetcat(c command) finding {
-	if hasShortFlag(c.args, 'e') || hasShortFlag(c.args, 'c') {
-		return finding{SeverityHigh, "connects a program to the network"}
-	}
-	return finding{SeverityMedium, "opens a network connection"}
-}
-
-// ruleDownload rates fetching from the network, and where the file lands when the output
-// flag names a place.
-func ruleDownload(short, long string) rule {
-	return func(c command) finding {
-		f := finding{SeverityMedium, "downloads from the network"}
-		for i, a := range c.args {
-			if i+1 < len(c.args) && (a.text == "-"+short || a.text == "--"+long) {
-				f = f.worse(classifyWrite(c.args[i+1]))
-			}
-		}
-		return f
-	}
-}
-
 // ruleMake: install targets copy into system directories; building stays in the tree.
 func ruleMake(c command) finding {
 	if hasArg(operands(c.args), "install", "uninstall") {

@@ -167,6 +167,27 @@ func (o options) shortNeedsNext(cluster string) bool {
 	return false
 }
 
+// operands returns the arguments that are neither flags nor their values.
+func (o options) operands(args []arg) []arg {
+	var out []arg
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			return append(out, args[i+1:]...)
+		case !isFlag(t):
+			out = append(out, args[i])
+		case strings.HasPrefix(t, "--"):
+			if !strings.Contains(t, "=") && o.takesLong(t[2:]) {
+				i++
+			}
+		case o.shortNeedsNext(t[1:]):
+			i++
+		}
+	}
+	return out
+}
+
 // operands returns the non-flag arguments; with "--" everything after it counts.
 func operands(args []arg) []arg {
 	var out []arg
