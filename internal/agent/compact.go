@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -127,15 +126,11 @@ func (a *agentRun) estimatedTokens() int {
 	return a.fixedTokens() + messageTokens(a.hist.msgs)
 }
 
-// fixedTokens estimates what every request costs before the history: the system prompt and,
-// on the native path, the tool schemas.
+// fixedTokens estimates what every request costs before the history: the system prompt as it
+// is now (memory included) and, on the native path, the tools[] the run sends, at the level
+// PlanPrompt chose, so compaction's room is what the window really has left.
 func (a *agentRun) fixedTokens() int {
-	n := EstimateTokens(a.system)
-	if len(a.wire) > 0 {
-		b, _ := json.Marshal(a.wire)
-		n += EstimateTokens(string(b))
-	}
-	return n
+	return EstimateTokens(a.system) + a.wireTokens
 }
 
 // messageTokens estimates messages as chat templates frame them: a few tokens each for the

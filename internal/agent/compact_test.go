@@ -17,14 +17,15 @@ import (
 )
 
 // compactNumCtx is the window of the compaction tests, the fake model's context length. The
-// native path's system prompt and tool schemas cost some 2,400 tokens of it.
+// native path's system prompt and tool schemas cost some 1,500 tokens of it, at the compact
+// level PlanPrompt chooses for this window.
 const compactNumCtx = 4096
 
-// compactBigFile is about 300 tokens of text: two reads of such files still fit in 75 % of the
+// compactBigFile is about 640 tokens of text: two reads of such files still fit in 75 % of the
 // window, three do not.
 func compactBigFile(marker string) string {
 	var b strings.Builder
-	for i := range 14 {
+	for i := range 32 {
 		line := fmt.Sprintf("%s line %02d ", marker, i)
 		b.WriteString(line + strings.Repeat("x", 79-len(line)) + "\n")
 	}
@@ -63,6 +64,9 @@ func TestRunCompactsLongSession(t *testing.T) {
 
 	reqs := f.fake.Requests()
 	require.Len(t, reqs, 7)
+	require.Len(t, reqs[0].Tools, 10, "compact: every tool, described briefly")
+	require.Equal(t, "Read a text file; its lines come numbered like `12| text` (the number and \"| \" are not part of the file).",
+		reqs[0].Tools[0].Function.Description)
 	for i, r := range reqs {
 		if i != 3 {
 			requireValidHistory(t, r.Messages)

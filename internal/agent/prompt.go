@@ -37,12 +37,21 @@ type PromptInput struct {
 	Mode          Mode
 	Workspace     string // absolute path of the workspace root
 	WorkspaceName string
-	// ToolsText describes the tools for the text path (the registry's PromptText, filtered to
-	// the mode's tools). Unused on the native path, where the tools travel in the request.
+	// ToolsText describes the tools for the text path (the registry's PromptText of the mode's
+	// tools, at the level PlanPrompt chose). Unused on the native path, where the tools travel
+	// in the request.
 	ToolsText   string
 	NativeTools bool
-	Project     ProjectContext
-	Memory      string // session memory notes; "" when there are none yet
+	// MoreTools lists, on the text path, the tools the window could not afford to describe, by
+	// signature, so the model still knows it may call them (PlanPrompt fills it in).
+	MoreTools string
+	// LeftOut names, on the native path, the mode's tools the window could not afford to send.
+	LeftOut []string
+	// Short asks for the variant for small windows: the rules that matter most to a small
+	// model, the mode in a sentence or two, the project context cut short (PlanPrompt sets it).
+	Short   bool
+	Project ProjectContext
+	Memory  string // session memory notes; "" when there are none yet
 	// Rules are the person's own standing instructions from the app settings. Instructions the
 	// project carries (AGENTS.md and the like) come with Project instead.
 	Rules string
@@ -52,23 +61,48 @@ type PromptInput struct {
 
 // BuildSystemPrompt assembles the system prompt from its sections (SPEC §10). Every token here
 // is paid on every request of a model whose whole window may be 4k, so each section says only
-// what changes the model's behaviour.
+// what changes the model's behaviour; for smaller windows PlanPrompt asks for the Short
+// variant (prompt_short.go).
 func BuildSystemPrompt(in PromptInput) string {
+	if in.Short {
+		return joinSections(shortPromptSections(in))
+	}
 	sections := []string{promptRole(in)}
 	if !in.NativeTools {
-		sections = append(sections, promptToolCalling)
-		if t := strings.TrimSpace(in.ToolsText); t != "" {
-			sections = append(sections, "TOOLS:\n"+t)
-		}
+		sections = append(sections, promptToolCalling, toolsSection(in))
 	}
 	sections = append(sections, promptModeText(in.Mode), in.Project.Section(), promptUserContext)
+	sections = append(sections, rulesSection(in))
+	sections = append(sections, promptNavigation, memorySection(in))
+	return joinSections(sections)
+}
+
+func toolsSection(in PromptInput) string {
+	var b strings.Builder
+	if t := strings.TrimSpace(in.ToolsText); t != "" {
+		b.WriteString("TOOLS:\n" + t)
+	}
+	if m := strings.TrimSpace(in.MoreTools); m != "" {
+		b.WriteString("\nMore tools, same call format:\n" + m)
+	}
+	return strings.TrimLeft(b.String(), "\n")
+}
+
+func rulesSection(in PromptInput) string {
 	if r := strings.TrimSpace(in.Rules); r != "" {
-		sections = append(sections, "THE USER'S STANDING INSTRUCTIONS (follow them):\n"+r)
+		return "THE USER'S STANDING INSTRUCTIONS (follow them):\n" + r
 	}
-	sections = append(sections, promptNavigation)
+	return ""
+}
+
+func memorySection(in PromptInput) string {
 	if m := strings.TrimSpace(in.Memory); m != "" {
-		sections = append(sections, "SESSION MEMORY (your notes from earlier in this session):\n"+m)
+		return "SESSION MEMORY (your notes from earlier in this session):\n" + m
 	}
+	return ""
+}
+
+func joinSections(sections []string) string {
 	var b strings.Builder
 	for _, s := range sections {
 		if s == "" {

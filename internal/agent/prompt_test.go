@@ -122,7 +122,7 @@ func TestSystemPromptStaysSmall(t *testing.T) {
 		Checkpoints: tools.NoCheckpoints{}, FileRules: safety.DefaultFileRules()}
 	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 	require.NoError(t, err)
-	toolsText := reg.PromptText(nil)
+	toolsText := reg.PromptText(tools.DetailFull, nil)
 
 	for _, mode := range promptTestModes {
 		in := PromptInput{Mode: mode, Workspace: root, WorkspaceName: "project", OS: "linux", Date: "2025-01-15", NativeTools: true}

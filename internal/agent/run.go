@@ -103,17 +103,19 @@ type agentRun struct {
 	req  RunRequest
 	emit *runEmitter
 
-	path    ToolPath
-	info    llm.ModelInfo
-	system  string
-	tools   *toolRunner
-	wire    api.Tools
-	hist    *history
-	cp      *checkpoint.Checkpoint
-	wrote   bool           // some file change succeeded
-	checked bool           // write validation has spoken
-	calls   map[string]int // answers that made each call, by tool and canonical arguments
-	window  *contextWindow // session memory and compaction (compact.go)
+	path   ToolPath
+	info   llm.ModelInfo
+	system string
+	tools  *toolRunner
+	wire   api.Tools
+	// wireTokens is wire's estimated size, paid by every request.
+	wireTokens int
+	hist       *history
+	cp         *checkpoint.Checkpoint
+	wrote      bool           // some file change succeeded
+	checked    bool           // write validation has spoken
+	calls      map[string]int // answers that made each call, by tool and canonical arguments
+	window     *contextWindow // session memory and compaction (compact.go)
 }
 
 // start looks the model up, saves the message and prepares the loop. A set Status ends the
@@ -161,13 +163,10 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		NativeTools: a.path == PathNative, Project: DiscoverProject(a.req.Workspace),
 		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
 	}
-	if a.path == PathNative {
-		a.wire = registry.OllamaTools(nil)
-	} else {
-		in.ToolsText = registry.PromptText(nil)
-	}
-	a.system = BuildSystemPrompt(in)
-	a.window = newContextWindow(in)
+	plan := PlanPrompt(in, registry, a.info.NumCtx(a.req.NumCtxCap))
+	a.wire, a.wireTokens = plan.Wire, wireTokens(plan.Wire)
+	a.system = plan.System()
+	a.window = newContextWindow(plan.Input)
 	return RunResult{}, nil
 }
 

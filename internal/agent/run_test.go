@@ -46,6 +46,12 @@ type runFixture struct {
 
 func newRunFixture(t *testing.T, turns []fakeollama.Turn, approver tools.Approver) *runFixture {
 	t.Helper()
+	return newRunFixtureWith(t, []fakeollama.Model{runNativeModel, runTextModel}, turns, approver)
+}
+
+// newRunFixtureWith is newRunFixture with other models.
+func newRunFixtureWith(t *testing.T, models []fakeollama.Model, turns []fakeollama.Turn, approver tools.Approver) *runFixture {
+	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte(runMainGo), 0o644))
@@ -63,7 +69,7 @@ func newRunFixture(t *testing.T, turns []fakeollama.Turn, approver tools.Approve
 	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 	require.NoError(t, err)
 
-	fake := fakeollama.NewTest(t, fakeollama.Script{Models: []fakeollama.Model{runNativeModel, runTextModel}, Turns: turns})
+	fake := fakeollama.NewTest(t, fakeollama.Script{Models: models, Turns: turns})
 	base, err := url.Parse(fake.URL())
 	require.NoError(t, err)
 	runner := NewRunner(Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: emitter, Messages: db, Tools: reg, Checkpoints: cps})

@@ -35,8 +35,8 @@ func TestBuiltinsAreTheSpecTools(t *testing.T) {
 	}
 	require.ElementsMatch(t, []string{"read_file", "write_file", "edit_file", "list_files", "search_workspace", "glob",
 		"run_terminal_command", "get_diagnostics", "undo_file", "undo_turn"}, names)
-	require.Len(t, r.OllamaTools(nil), 10)
-	readOnly := r.OllamaTools(func(tl Tool) bool { return tl.Kind().ReadOnly() })
+	require.Len(t, r.OllamaTools(DetailFull, nil), 10)
+	readOnly := r.OllamaTools(DetailFull, func(tl Tool) bool { return tl.Kind().ReadOnly() })
 	require.Len(t, readOnly, 5, "read, list, glob, search, diagnostics")
 }
 
@@ -44,7 +44,7 @@ func TestBuiltinsAreTheSpecTools(t *testing.T) {
 func TestPromptTextStaysCompact(t *testing.T) {
 	t.Parallel()
 	r, _ := builtinRegistry(t)
-	text := r.PromptText(nil)
+	text := r.PromptText(DetailFull, nil)
 	// About four characters per token for English and code.
 	require.Less(t, len(text)/4, 1500, "the tool section is %d characters", len(text))
 }

@@ -146,7 +146,7 @@ func TestOllamaToolsKeepPropertyOrder(t *testing.T) {
 	t.Parallel()
 	r := NewRegistry()
 	require.NoError(t, r.Register(sampleTool("edit")))
-	tools := r.OllamaTools(nil)
+	tools := r.OllamaTools(DetailFull, nil)
 	require.Len(t, tools, 1)
 	raw, err := json.Marshal(tools[0])
 	require.NoError(t, err)
@@ -161,7 +161,7 @@ func TestOllamaToolsKeepPropertyOrder(t *testing.T) {
 	require.Contains(t, s, `"required":["path"]`)
 	require.Contains(t, s, `"include":{"type":"array","items":{"type":"string"}}`)
 	require.NotContains(t, s, `"null"`)
-	require.Empty(t, r.OllamaTools(func(Tool) bool { return false }))
+	require.Empty(t, r.OllamaTools(DetailFull, func(Tool) bool { return false }))
 }
 
 func indexAfter(s, sub string, after int) int {
@@ -177,7 +177,7 @@ func TestPromptTextGolden(t *testing.T) {
 	t.Parallel()
 	r := NewRegistry()
 	require.NoError(t, r.Register(sampleTool("edit")))
-	got := r.PromptText(nil)
+	got := r.PromptText(DetailFull, nil)
 	golden := filepath.Join("testdata", "TestPromptTextGolden", "edit.golden")
 	if *update {
 		require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))

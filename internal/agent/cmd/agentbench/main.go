@@ -1,8 +1,9 @@
 // Command agentbench measures the agent's own costs, for `make bench`:
 //
-//   - the system prompt each mode assembles on each tool path, in characters and estimated
-//     tokens (every request of a small-window model pays it), with the native path's tools[]
-//     JSON beside it, for the workspace it runs in (the repository, from make bench);
+//   - what every request pays before the conversation, per mode, tool path and num_ctx (2k,
+//     4k, 8k, 32k): the prompt level the budget chooses, the system prompt's and the native
+//     path's tools[] estimated tokens, and the share of the window left to the conversation,
+//     for the workspace it runs in (the repository, from make bench);
 //   - the loop's overhead per iteration: a run of 50 read_file calls, then an answer, against a
 //     fake Ollama that answers at once, through the real store, event log and tools. What is
 //     left is the cost of Gantry itself per model call; the median of 3 runs.
@@ -58,6 +59,14 @@ func builtins(root string) (*tools.Registry, error) {
 	return tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 }
 
+// benchWindows are the num_ctx values a prompt is planned for: a laptop model's 2k and 4k,
+// the 8k Gantry assumes when a model reports none, and the 32k default cap.
+var benchWindows = []int{2048, 4096, 8192, 32768}
+
+// benchPrompts prints, per mode, tool path and window, the level PlanPrompt chooses and what
+// every request pays before the conversation: the system prompt and, natively, tools[]. The
+// conversation's share of the window follows on its own line (the budget keeps it at 50 % or
+// more whenever some level fits).
 func benchPrompts() error {
 	root, err := os.Getwd()
 	if err != nil {
@@ -74,26 +83,30 @@ func benchPrompts() error {
 			return err
 		}
 		for _, native := range []bool{true, false} {
-			in := agent.PromptInput{
-				Mode: mode, Workspace: root, WorkspaceName: filepath.Base(root), NativeTools: native,
-				Project: project, OS: runtime.GOOS, Date: "2025-01-15",
-			}
 			path := "text"
 			if native {
 				path = "native"
-			} else {
-				in.ToolsText = reg.PromptText(nil)
 			}
-			prompt := agent.BuildSystemPrompt(in)
-			name := fmt.Sprintf("prompt %s/%s", mode, path)
-			report(name, float64(len([]rune(prompt))), "chars")
-			report(name, float64(agent.EstimateTokens(prompt)), "tokens (est.)")
-			if native {
-				wire, err := json.Marshal(reg.OllamaTools(nil))
-				if err != nil {
-					return err
+			for _, numCtx := range benchWindows {
+				in := agent.PromptInput{
+					Mode: mode, Workspace: root, WorkspaceName: filepath.Base(root), NativeTools: native,
+					Project: project, OS: runtime.GOOS, Date: "2025-01-15",
 				}
-				report(fmt.Sprintf("tools[] json %s", mode), float64(agent.EstimateTokens(string(wire))), "tokens (est.)")
+				plan := agent.PlanPrompt(in, reg, numCtx)
+				system := agent.EstimateTokens(plan.System())
+				name := fmt.Sprintf("prompt %s/%s %dk: %s", mode, path, numCtx/1024, plan.Level)
+				if native {
+					wire, err := json.Marshal(plan.Wire)
+					if err != nil {
+						return err
+					}
+					report(name, float64(plan.Tokens), fmt.Sprintf("tokens (est.): system %d + tools[] %d (%d tools)",
+						system, agent.EstimateTokens(string(wire)), len(plan.Wire)))
+				} else {
+					report(name, float64(plan.Tokens), "tokens (est.): system prompt with the tool list")
+				}
+				report(fmt.Sprintf("  conversation %s/%s %dk", mode, path, numCtx/1024),
+					100*(1-float64(plan.Tokens)/float64(numCtx)), "% of num_ctx left")
 			}
 		}
 	}
