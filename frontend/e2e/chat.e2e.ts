@@ -58,10 +58,11 @@ test('a task streams thinking, a progress group and a rendered answer', async ()
   const thinking = page.getByTestId('thinking').first()
   await see(thinking).toContainText('Thought for')
   const group = page.getByTestId('progress-group').first()
-  await see(group).toContainText('Reading files')
-  // read_file shows its 100-line chunks as actions of their own; all of them succeed.
   await see(group.locator('[data-testid="action"][data-status="success"]').first()).toBeVisible()
   await see(group.locator('[data-testid="action"]:not([data-status="success"])')).toHaveCount(0)
+  // Once done, the group and its rows say what was done.
+  await see(group).toContainText('Read files')
+  await see(group.getByTestId('action').first()).toContainText('Read README.md')
   await see(group).toContainText('README.md')
   await see(page.getByTestId('assistant-message')).toHaveCount(1)
   await shot(page, 'chat-running-light')

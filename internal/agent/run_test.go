@@ -166,6 +166,15 @@ func TestRunNative(t *testing.T) {
 	require.Equal(t, 1, types[events.ThinkingDone], "thinking collapses when the call arrives")
 	require.Equal(t, 3, types[events.ProgressGroupStarted])
 	require.Equal(t, 3, types[events.ProgressGroupFinished])
+	var groupTitles []string
+	for _, ev := range f.log() {
+		if ev.Type == events.ProgressGroupFinished {
+			var p ProgressGroupPayload
+			require.NoError(t, json.Unmarshal(ev.Payload, &p))
+			groupTitles = append(groupTitles, p.Title)
+		}
+	}
+	require.Equal(t, []string{"Read files", "Edited main.go", "Ran command"}, groupTitles, "a finished group says what was done")
 
 	var finals []ToolActionPayload
 	for _, a := range f.actions() {

@@ -37,7 +37,9 @@ func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call
 	})
 	obs := &batchEvents{ctx: ctx, emit: tr.emit, groupID: groupID, calls: calls}
 	results := tr.registry.RunBatch(ctx, tr.root, calls, obs)
-	tr.emit.state(ctx, events.ProgressGroupFinished, ProgressGroupPayload{GroupID: groupID, Iteration: iteration})
+	tr.emit.state(ctx, events.ProgressGroupFinished, ProgressGroupPayload{
+		GroupID: groupID, Iteration: iteration, Title: groupDoneTitle(tr.groupTitle(calls)),
+	})
 
 	out := batchOutcome{feedback: make([]toolFeedback, len(results))}
 	for i, res := range results {
@@ -137,6 +139,14 @@ func callTitle(c tools.Call) string {
 var pastTense = map[string]string{
 	"Reading": "Read", "Editing": "Edited", "Writing": "Wrote", "Running": "Ran",
 	"Searching": "Searched", "Listing": "Listed", "Finding": "Found", "Checking": "Checked",
+}
+
+// groupDoneTitle is a finished batch's title: "Read files", "Edited 3 files", "Completed 4 steps".
+func groupDoneTitle(title string) string {
+	if rest, ok := strings.CutPrefix(title, "Working on "); ok {
+		return "Completed " + rest
+	}
+	return doneTitle(title)
 }
 
 func doneTitle(title string) string {
