@@ -16,19 +16,26 @@ import (
 )
 
 func runDesktop(assets fs.FS, opts app.Options) error {
+	app.TraceStartup("main")
 	opts.Mode = app.ModeDesktop
+	// The desktop's light or dark preference is asked while the database opens; it is needed
+	// only when Settings → Appearance follows the system.
+	systemDark := make(chan bool, 1)
+	go func() { systemDark <- app.SystemPrefersDark(context.Background()) }()
 	a, err := app.New(context.Background(), opts)
 	if err != nil {
 		return err
 	}
+	r, g, b := app.WindowColour(a.StartsDark(func() bool { return <-systemDark }))
+	app.TraceStartup("wails.Run")
 	return wails.Run(&options.App{
 		Title:            "Gantry",
 		Width:            1280,
 		Height:           820,
 		MinWidth:         860,
 		MinHeight:        540,
-		AssetServer:      &assetserver.Options{Assets: assets},
-		BackgroundColour: options.NewRGB(30, 31, 34),
+		AssetServer:      &assetserver.Options{Assets: assets, Middleware: a.StartPage(assets)},
+		BackgroundColour: options.NewRGB(r, g, b),
 		OnStartup:        a.StartDesktop,
 		OnDomReady:       a.DesktopDOMReady,
 		OnShutdown: func(context.Context) {

@@ -59,17 +59,17 @@ type App struct {
 // New opens the database and settings and builds the services. Settings problems never fail it;
 // an unusable database does (there is nothing safe to show without it).
 func New(ctx context.Context, opts Options) (*App, error) {
+	TraceStartup("app.New")
 	db, err := store.Open(ctx, opts.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	if err := db.PruneAppEvents(ctx, time.Now().Add(-7*24*time.Hour)); err != nil {
-		slog.Warn("pruning app events", "err", err)
-	}
+	TraceStartup("database open")
 	settings := config.Open(opts.SettingsPath)
 	if p := settings.Problem(); p != "" {
 		slog.Warn("settings", "problem", p)
 	}
+	TraceStartup("settings read")
 	emitter := events.NewEmitter(db)
 	a := &App{opts: opts, db: db, settings: settings, emitter: emitter}
 	a.Ollama = newOllamaService(settings, emitter)
@@ -84,6 +84,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a.Review = newReviewService(db)
 	a.Settings = &SettingsService{store: settings, rules: rules, ollama: a.Ollama, chat: a.Chat}
 	a.Info = &AppService{opts: opts}
+	TraceStartup("services built")
 	return a, nil
 }
 
@@ -96,6 +97,7 @@ func (a *App) Bindings() []any {
 func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
 	ctx, a.cancel = context.WithCancel(ctx)
 	a.done = make(chan struct{})
+	TraceStartup("frontend attached")
 	a.emitter.Attach(poster)
 	a.Workspace.start(ctx, window)
 	a.Chat.start(ctx)
@@ -103,9 +105,23 @@ func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
 	a.Ollama.start(ctx)
 	go func() {
 		defer close(a.done)
+		// Pruning old app events can take a while on a big database and nothing on the first
+		// screen needs it, so it runs next to the Ollama monitor instead of before the window.
+		pruned := make(chan struct{})
+		go func() {
+			defer close(pruned)
+			if err := a.db.PruneAppEvents(ctx, time.Now().Add(-appEventsKept)); err != nil && ctx.Err() == nil {
+				slog.Warn("pruning app events", "err", err)
+			}
+			TraceStartup("app events pruned")
+		}()
 		a.Ollama.monitor(ctx)
+		<-pruned
 	}()
 }
+
+// appEventsKept is how long app-wide events (not a session's) stay in the database.
+const appEventsKept = 7 * 24 * time.Hour
 
 // Shutdown stops the agent's runs and background work, stores events still waiting in a batch,
 // and closes the database.

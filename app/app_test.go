@@ -32,6 +32,13 @@ type testServer struct {
 
 func startServer(t *testing.T, ollamaHost string) *testServer {
 	t.Helper()
+	return startServerAssets(t, ollamaHost, fstest.MapFS{
+		"index.html": {Data: []byte("<!doctype html><title>Gantry</title>")}, "assets/app.js": {Data: []byte("1")},
+	})
+}
+
+func startServerAssets(t *testing.T, ollamaHost string, assets fstest.MapFS) *testServer {
+	t.Helper()
 	ts := &testServer{}
 	ts.dirs.data, ts.dirs.config = t.TempDir(), t.TempDir()
 	settingsPath := filepath.Join(ts.dirs.config, "settings.json")
@@ -43,7 +50,6 @@ func startServer(t *testing.T, ollamaHost string) *testServer {
 	ts.app = a
 	ready := make(chan string, 1)
 	done := make(chan error, 1)
-	assets := fstest.MapFS{"index.html": {Data: []byte("<!doctype html><title>Gantry</title>")}, "assets/app.js": {Data: []byte("1")}}
 	go func() {
 		done <- a.Serve(ctx, ServeOptions{Listen: "127.0.0.1:0", Assets: assets, Ready: func(u string) { ready <- u }})
 	}()

@@ -28,9 +28,13 @@ func (f wailsFrontend) SetTitle(title string) { runtime.WindowSetTitle(f.ctx, ti
 
 // StartDesktop is called from Wails' OnStartup with the window's context.
 func (a *App) StartDesktop(wailsCtx context.Context) {
+	TraceStartup("OnStartup")
 	f := wailsFrontend{ctx: wailsCtx}
 	a.Start(wailsCtx, f, f)
 }
 
 // DesktopDOMReady is called from Wails' OnDomReady, when the webview surely exists.
-func (a *App) DesktopDOMReady(context.Context) { guardNavigation() }
+func (a *App) DesktopDOMReady(context.Context) {
+	TraceStartup("DOM ready")
+	guardNavigation()
+}

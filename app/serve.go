@@ -54,7 +54,7 @@ func (a *App) Serve(ctx context.Context, opts ServeOptions) error {
 	h := newHub()
 	a.Start(ctx, h, nil)
 	srv := &http.Server{
-		Handler:           newBrowserHandler(opts, newDispatcher(a.Bindings()), h, ln.Addr().String()),
+		Handler:           newBrowserHandler(opts, newDispatcher(a.Bindings()), h, ln.Addr().String(), a.StartPage(opts.Assets)),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
@@ -104,8 +104,9 @@ type browserHandler struct {
 	files    http.Handler
 }
 
-func newBrowserHandler(opts ServeOptions, d *dispatcher, h *hub, addr string) http.Handler {
-	return &browserHandler{opts: opts, dispatch: d, hub: h, addr: addr, files: http.FileServerFS(opts.Assets)}
+// page serves index.html itself (App.StartPage); files are served from opts.Assets.
+func newBrowserHandler(opts ServeOptions, d *dispatcher, h *hub, addr string, page func(http.Handler) http.Handler) http.Handler {
+	return &browserHandler{opts: opts, dispatch: d, hub: h, addr: addr, files: page(http.FileServerFS(opts.Assets))}
 }
 
 func (b *browserHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -58,7 +58,12 @@ export class OllamaStore {
     }
   }
 
-  /** Shows the last known status at once, then asks the server. Returns the unsubscribe function. */
+  /**
+   * Shows the last known status, then follows the backend's events. The backend checks the server
+   * as it starts and posts the answer, so the page asks the server itself only when that answer is
+   * not in yet (its event may have gone out before this page listened). Nothing here is awaited
+   * by the first render. Returns the unsubscribe function.
+   */
   start(): () => void {
     const off = onEvent((e) => this.handleEvent(e))
     void (async () => {
@@ -67,7 +72,7 @@ export class OllamaStore {
       } catch (err) {
         this.failure = messageOf(err)
       }
-      await this.refresh()
+      if (!this.status?.checkedAt) await this.refresh()
     })()
     return off
   }

@@ -70,6 +70,15 @@ describe('OllamaStore', () => {
     expect(store.state).toBe('unreachable')
   })
 
+  it('start does not ask the server again when the backend has checked it already', async () => {
+    vi.mocked(ollama.status).mockResolvedValue(status({ reachable: true, version: '0.17.4', checkedAt: '2025-06-15T12:00:00Z' }))
+    const store = new OllamaStore()
+    store.start()
+    await vi.waitFor(() => expect(store.state).toBe('reachable'))
+    await Promise.resolve()
+    expect(ollama.refresh).not.toHaveBeenCalled()
+  })
+
   it('reports a failing backend call without losing the last status', async () => {
     const store = new OllamaStore()
     store.apply(status({ reachable: true }))

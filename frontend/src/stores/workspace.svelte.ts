@@ -42,6 +42,19 @@ export class WorkspaceStore {
     }
   }
 
+  /**
+   * The first screen. The backend marks index.html with whether a project is open
+   * (data-project, app/startpage.go): with none, the welcome screen shows at once, without
+   * waiting for a call; otherwise (or without the mark, as under `vite dev`) it asks which one.
+   */
+  boot(project: string | undefined = globalThis.document?.documentElement.dataset.project): Promise<void> {
+    if (project === 'none') {
+      this.ready = true
+      return Promise.resolve()
+    }
+    return this.restore()
+  }
+
   /** Picks up a workspace the backend already has open (a reloaded page in browser mode). */
   async restore() {
     try {

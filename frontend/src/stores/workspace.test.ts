@@ -84,6 +84,28 @@ describe('WorkspaceStore', () => {
     expect(store.tree).toBeNull()
   })
 
+  it('boots straight to the welcome screen when the page says no project is open', () => {
+    const store = new WorkspaceStore()
+    void store.boot('none')
+    // Ready before any call answers: the first frame is the welcome screen, not a blank one.
+    expect(store.ready).toBe(true)
+    expect(api.current).not.toHaveBeenCalled()
+  })
+
+  it('asks which project is open when the page says one is, or says nothing', async () => {
+    api.current.mockResolvedValue(proj)
+    for (const mark of ['open', undefined]) {
+      api.current.mockClear()
+      const store = new WorkspaceStore()
+      const booting = store.boot(mark)
+      expect(store.ready).toBe(false)
+      await booting
+      expect(api.current).toHaveBeenCalledOnce()
+      expect(store.ready).toBe(true)
+      expect(store.current).toEqual(proj)
+    }
+  })
+
   it('returns to the welcome screen on close', async () => {
     api.open.mockResolvedValue(proj)
     api.close.mockResolvedValue(undefined)
