@@ -135,10 +135,22 @@ test('Stop ends a slow run and shows it as stopped', async () => {
   expect(errors).toEqual([])
 })
 
-test('Send without a reachable Ollama shows the error and keeps the text', async () => {
+test('Send after Ollama went away: the reason is shown, the status follows, nothing typed is lost', async () => {
   await fake.stop()
   await open('light', '')
   await sendTask(page, 'Anything')
+  // The app may not have noticed yet that Ollama is gone (it re-checks every 30 s while it is up):
+  // then the run starts and fails with the reason, and the message stays in the chat. If it has
+  // noticed, there is no model to pick and Send is refused before a run starts.
+  const failed = page.locator('[data-testid="run-status"][data-status="failed"]')
+  await see(failed.or(page.getByTestId('chat-error'))).toBeVisible()
+  if (await failed.count()) {
+    await see(failed).toContainText('not reachable')
+    await see(page.getByTestId('message-list')).toContainText('Anything')
+  }
+  // Either way the status bar knows now, and the next Send is refused with the text kept.
+  await see(page.getByTestId('ollama-status')).toContainText('unreachable')
+  await sendTask(page, 'Once more')
   await see(page.getByTestId('chat-error')).toBeVisible()
-  await see(page.getByLabel('Task', { exact: true })).toHaveValue('Anything')
+  await see(page.getByLabel('Task', { exact: true })).toHaveValue('Once more')
 })
