@@ -17,6 +17,7 @@ import (
 	"gantry/internal/llm"
 	"gantry/internal/safety"
 	"gantry/internal/store"
+	"gantry/internal/terminal"
 )
 
 // SendRequest is one message of the person (mirrored in frontend/src/lib/types.ts).
@@ -96,6 +97,7 @@ func SessionOptionsOf(st config.Settings) agent.SessionOptions {
 		FileRules:       safetyRules(st.FileRules),
 		DisabledTools:   st.DisabledTools,
 		TerminalTimeout: time.Duration(st.TerminalTimeout) * time.Second,
+		Sandbox:         terminal.Sandbox{Enabled: st.Sandbox, Network: st.SandboxNetwork},
 	}
 }
 

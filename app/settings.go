@@ -25,6 +25,9 @@ type SettingsView struct {
 	DefaultFileRules []config.FileRule `json:"defaultFileRules"`
 	// DefaultTerminalTimeout is the seconds a command gets when TerminalTimeout is 0.
 	DefaultTerminalTimeout int `json:"defaultTerminalTimeout"`
+	// Sandbox says whether commands can run in the sandbox here, and if not, why and how to
+	// fix it (looked up once per process).
+	Sandbox terminal.SandboxSupport `json:"sandbox"`
 }
 
 // ToolInfo is a built-in tool as the Settings screen lists it.
@@ -48,6 +51,7 @@ func (s *SettingsService) Get() SettingsView {
 	view := SettingsView{
 		Settings: cur, Path: s.store.Path(), Problem: s.store.Problem(), EnvHost: os.Getenv("OLLAMA_HOST"),
 		DefaultFileRules: configRules(safety.DefaultFileRules()), DefaultTerminalTimeout: int(terminal.DefaultTimeout.Seconds()),
+		Sandbox: terminal.SandboxAvailable(),
 	}
 	if u, err := llm.ResolveHost(cur.OllamaHost); err == nil {
 		view.EffectiveHost = u.String()
@@ -62,6 +66,13 @@ func (s *SettingsService) Save(next config.Settings) (SettingsView, error) {
 	}
 	if _, err := llm.ResolveHost(next.OllamaHost); err != nil {
 		return SettingsView{}, err
+	}
+	if next.Sandbox && !s.store.Get().Sandbox {
+		// Turning it on where it cannot work would stop every command; one already on (bwrap
+		// removed since) stays on, so saving other fields does not quietly drop it.
+		if support := terminal.SandboxAvailable(); !support.Available {
+			return SettingsView{}, fmt.Errorf("commands cannot run in a sandbox here: %s", support.Reason)
+		}
 	}
 	known := builtinTools()
 	for _, name := range next.DisabledTools {

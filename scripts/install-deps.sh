@@ -9,7 +9,8 @@ want_test=0
 sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
 
-apt_packages=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev)
+# bubblewrap: the optional sandbox for the agent's commands (Settings → Tools), and its tests.
+apt_packages=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev bubblewrap)
 if [[ $want_test -eq 1 ]]; then
   # xvfb/xdotool/imagemagick: the desktop smoke test; python3-gi + gir GTK: its drag source;
   # chromium: browser end-to-end tests (driven by playwright-core, never a downloaded browser).

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Locator, Page } from 'playwright-core'
 import { makeProject } from './fixtures'
-import { sendTask, closeAll, openPage, openProject, queueTurns, shot, startFakeOllama, startGantry, stopAll, tempDirs, unusedHost, type FakeOllama, type Gantry,  } from './harness'
+import { sendTask, closeAll, openPage, openProject, queueTurns, shot, startFakeOllama, startGantry, stopAll, tempDirs, toolResults, unusedHost, type FakeOllama, type Gantry,  } from './harness'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry | undefined
@@ -230,4 +230,64 @@ test('a corrupt settings file: clear message, defaults used, the bad file kept a
   await dialog.getByLabel('Default model').fill('llama3.2')
   await dialog.getByLabel('Default model').press('Enter')
   await expect.poll(() => saved().defaultModel).toBe('llama3.2')
+})
+
+test('the sandbox switch confines the next command, and its card and row say so', async (ctx) => {
+  fake = await startFakeOllama()
+  dirs = tempDirs()
+  // The project's sandbox cache goes under the user cache dir: keep it in the test's folder.
+  const cacheHome = process.env.XDG_CACHE_HOME
+  process.env.XDG_CACHE_HOME = join(dirs.root, 'cache')
+  try {
+    gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
+  } finally {
+    if (cacheHome === undefined) delete process.env.XDG_CACHE_HOME
+    else process.env.XDG_CACHE_HOME = cacheHome
+  }
+  ;({ page } = await openPage(gantry.url))
+  const project = makeProject()
+  await openProject(page, project)
+  await page.getByLabel('Model').selectOption('qwen3:4b')
+
+  const dialog = await openSettings(page, 'Tools')
+  const sandbox = dialog.getByRole('switch', { name: 'Run commands in a sandbox' })
+  const network = dialog.getByRole('switch', { name: 'Allow network in the sandbox' })
+  await see(sandbox).toHaveAttribute('aria-checked', 'false')
+  expect(await network.isDisabled()).toBe(true)
+  if (await sandbox.isDisabled()) {
+    // No usable bwrap here: the screen says why and how to fix it; nothing more to run.
+    await see(dialog.getByTestId('sandbox-unavailable')).toContainText('bubblewrap')
+    ctx.skip()
+  }
+  await sandbox.click()
+  await see(sandbox).toHaveAttribute('aria-checked', 'true')
+  await expect.poll(() => network.isEnabled()).toBe(true)
+  await expect.poll(() => saved()).toMatchObject({ sandbox: true, sandboxNetwork: false })
+  await dialog.getByText('Allow network in the sandbox').scrollIntoViewIfNeeded()
+  await shot(page, 'settings-sandbox-light')
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await shot(page, 'settings-sandbox-dark')
+  await page.emulateMedia({ colorScheme: 'light' })
+  await dialog.getByRole('button', { name: 'Done' }).click()
+
+  await queueTurns(fake, [
+    { chunks: [{ toolCalls: [{ name: 'run_terminal_command', arguments: { command: 'echo in > in.txt; touch /usr/gantry-e2e-probe' } }] }] },
+    { chunks: [{ content: 'The sandbox refused it. [TASK_COMPLETE]' }] },
+  ])
+  await sendTask(page, 'write a file inside and one outside')
+  const card = page.getByTestId('approval-card')
+  await see(card.getByTestId('sandboxed')).toContainText('sandboxed')
+  await shot(page, 'approval-sandboxed-light')
+  await card.getByRole('button', { name: 'Allow', exact: true }).click()
+  await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
+
+  const row = page.getByTestId('action').filter({ hasText: 'touch /usr/gantry-e2e-probe' })
+  await see(row.getByTestId('sandboxed')).toBeVisible()
+  expect(readFileSync(join(project, 'in.txt'), 'utf8')).toBe('in\n')
+  expect(existsSync('/usr/gantry-e2e-probe')).toBe(false)
+  const results = await toolResults(fake)
+  expect(results.at(-1)).toContain('Read-only file system')
+  expect(results.at(-1)).toContain("[this command ran in Gantry's sandbox (read-only outside the project, no network)")
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await shot(page, 'action-sandboxed-dark')
 })

@@ -99,6 +99,8 @@ type ToolActionPayload struct {
 	Added     int    `json:"added,omitempty"`
 	Removed   int    `json:"removed,omitempty"`
 	ErrorKind string `json:"errorKind,omitempty"`
+	// Sandboxed: a command that ran in the terminal's sandbox (set when it finished).
+	Sandboxed bool `json:"sandboxed,omitempty"`
 	// DurationMs is set when the action finished.
 	DurationMs int64 `json:"durationMs,omitempty"`
 }

@@ -29,11 +29,12 @@ type SessionTools struct {
 }
 
 // SessionOptions are the settings that shape a session's tools. The zero value is the built-in
-// behaviour: the default file rules, every tool, the terminal's default timeout.
+// behaviour: the default file rules, every tool, the terminal's default timeout, no sandbox.
 type SessionOptions struct {
 	FileRules       []safety.FileRule // nil: safety.DefaultFileRules
 	DisabledTools   []string          // not offered to the model; a call to one is refused
 	TerminalTimeout time.Duration     // for a command that asks for none; 0: the terminal's default
+	Sandbox         terminal.Sandbox  // how commands are confined; the zero value runs them as the user
 }
 
 // NewSessionTools wires the built-in tools of session sessionID over root, asking approver
@@ -60,6 +61,7 @@ func (s *SessionTools) Apply(opts SessionOptions) {
 	}
 	s.env.FileRules = rules
 	s.terminal.SetDefaultTimeout(opts.TerminalTimeout)
+	s.terminal.SetSandbox(opts.Sandbox)
 	s.disabled = slices.Clone(opts.DisabledTools)
 }
 

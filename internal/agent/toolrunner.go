@@ -200,6 +200,7 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 		p.Detail = fmt.Sprintf("+%d −%d", d.Added, d.Removed)
 	case tools.CommandDisplay:
 		p.Detail = fmt.Sprintf("exit %d", d.ExitCode)
+		p.Sandboxed = d.Sandboxed
 	case tools.ReadFileDisplay:
 		p.Path, p.EndLine = d.Path, d.Lines
 		if d.Lines > 0 {

@@ -92,6 +92,7 @@ func (g *Gate) ApproveCommand(ctx context.Context, c tools.CommandApproval) (too
 		Card: Card{
 			Kind:    KindCommand,
 			Command: c.Command, Cwd: c.Cwd, Severity: c.Analysis.Severity, Reason: c.Analysis.Reason,
+			Sandboxed: c.Sandboxed,
 		},
 		Scope: g.opts.Scope, Workspace: g.opts.Workspace,
 	}

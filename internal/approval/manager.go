@@ -52,6 +52,8 @@ type Card struct {
 	Cwd      string          `json:"cwd,omitempty"`
 	Severity safety.Severity `json:"severity,omitempty"`
 	Reason   string          `json:"reason,omitempty"`
+	// Sandboxed: the command will run in the terminal's sandbox.
+	Sandboxed bool `json:"sandboxed,omitempty"`
 
 	Path      string `json:"path,omitempty"`
 	Existed   bool   `json:"existed,omitempty"`

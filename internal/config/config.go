@@ -46,6 +46,12 @@ type Settings struct {
 	// TerminalTimeout is the seconds a command may run when the model asks for no timeout; 0
 	// means the terminal's default (30 s).
 	TerminalTimeout int `json:"terminalTimeout"`
+	// Sandbox runs commands under bubblewrap (SPEC §7): read-only outside the project, no
+	// network unless SandboxNetwork. Off by default, because builds that write elsewhere in the
+	// home folder or download dependencies fail in it.
+	Sandbox bool `json:"sandbox"`
+	// SandboxNetwork lets sandboxed commands use the network.
+	SandboxNetwork bool `json:"sandboxNetwork"`
 	// Theme is the app's appearance: system, light or dark.
 	Theme string `json:"theme"`
 }

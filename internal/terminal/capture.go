@@ -13,11 +13,20 @@ type capture struct {
 	strip stripper
 	lines lineBuilder
 	kept  keeper
+	// watch, when set, is shown every line of the model's text (before the cut to 100 lines);
+	// watched says whether it matched one.
+	watch   func(line []byte) bool
+	watched bool
 }
 
-func newCapture() *capture {
-	c := &capture{}
-	c.lines = lineBuilder{max: maxLineChars, emit: c.kept.add}
+func newCapture(watch func(line []byte) bool) *capture {
+	c := &capture{watch: watch}
+	c.lines = lineBuilder{max: maxLineChars, emit: func(line []byte, cut int, ended bool) {
+		if c.watch != nil && !c.watched && c.watch(line) {
+			c.watched = true
+		}
+		c.kept.add(line, cut, ended)
+	}}
 	return c
 }
 

@@ -20,7 +20,7 @@ func TestCaptureMatchesStripThenTruncate(t *testing.T) {
 	wantText, wantLines := TruncateForModel(StripANSI(in.String()))
 
 	for _, size := range []int{1, 7, 4096} {
-		c := newCapture()
+		c := newCapture(nil)
 		for p := raw; len(p) > 0; p = p[min(size, len(p)):] {
 			c.write(p[:min(size, len(p))])
 		}
@@ -33,7 +33,7 @@ func TestCaptureMatchesStripThenTruncate(t *testing.T) {
 
 func TestCaptureMemoryIsBounded(t *testing.T) {
 	t.Parallel()
-	c := newCapture()
+	c := newCapture(nil)
 	chunk := bytes.Repeat([]byte("x"), 32<<10)
 	for range 320 { // 10 MiB without a newline
 		c.write(chunk)
@@ -58,7 +58,7 @@ func TestCaptureMemoryIsBounded(t *testing.T) {
 
 func TestDisplayCutDoesNotSplitACharacter(t *testing.T) {
 	t.Parallel()
-	c := newCapture()
+	c := newCapture(nil)
 	c.write([]byte("ab"))
 	c.write([]byte(strings.Repeat("日", MaxDisplayBytes/3)))
 	out := c.display()

@@ -90,9 +90,22 @@ func within(base, p string) (string, bool) {
 // end of script). It shares the command's first line so that bash's "line N" in error messages
 // stays right. A command that sets its own EXIT trap replaces this one; the session then keeps
 // its directory.
-func recordDir(command, file string) string {
-	return "trap " + shellQuote("pwd -P >| "+shellQuote(file)+" 2>/dev/null") + " EXIT; " + command
+//
+// In the sandbox the shell also looks for processes still running besides itself and the
+// sandbox's init (PID 1 of its own namespace), with builtins only so the look starts none, and
+// adds strayMark when it finds one: they are about to die with the namespace, unseen from
+// outside.
+func recordDir(command, file string, sandboxed bool) string {
+	record := "pwd -P >| " + shellQuote(file) + " 2>/dev/null"
+	if sandboxed {
+		record += "; for p in /proc/[0-9]*; do case ${p#/proc/} in 1|$$) ;; *) echo " + strayMark +
+			" >> " + shellQuote(file) + "; break;; esac; done"
+	}
+	return "trap " + shellQuote(record) + " EXIT; " + command
 }
+
+// strayMark follows the directory in the record when background processes were left running.
+const strayMark = "strays"
 
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -55,18 +55,18 @@ func environ() []string {
 	return env
 }
 
-// execute runs script with the shell in dir, in its own process group, feeding the combined
-// output to sink from a single goroutine, and returns once the process, its group and the
-// output are all done with.
-func execute(ctx context.Context, dir, script string, timeout time.Duration, sink func([]byte)) (outcome, error) {
+// execute runs argv (the shell, or bwrap with the shell) in dir with env, in its own process
+// group, feeding the combined output to sink from a single goroutine, and returns once the
+// process, its group and the output are all done with.
+func execute(ctx context.Context, argv []string, dir string, env []string, timeout time.Duration, sink func([]byte)) (outcome, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return outcome{}, fmt.Errorf("terminal: output pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := exec.Command(shellPath(), "-c", script)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = environ()
+	cmd.Env = env
 	// One pipe for both keeps stdout and stderr in the order they were written.
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -75,7 +75,7 @@ func execute(ctx context.Context, dir, script string, timeout time.Duration, sin
 	// The children have their own copies; ours would keep the pipe from ever reaching EOF.
 	w.Close()
 	if err != nil {
-		return outcome{}, fmt.Errorf("terminal: start %s: %w", shellPath(), err)
+		return outcome{}, fmt.Errorf("terminal: start %s: %w", argv[0], err)
 	}
 	pgid := cmd.Process.Pid
 

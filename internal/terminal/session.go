@@ -22,6 +22,8 @@ type Session struct {
 	cwd        string
 	timeoutCap time.Duration
 	timeout0   time.Duration // for a command that asks for none; the setting
+	sandbox    Sandbox
+	cache      string // the project's writable cache in the sandbox, made at first use
 }
 
 // NewSession starts a session in root.
@@ -58,6 +60,20 @@ func (s *Session) SetTimeoutCap(d time.Duration) {
 	s.mu.Unlock()
 }
 
+// SetSandbox confines the commands that start from now on (the person's setting).
+func (s *Session) SetSandbox(sb Sandbox) {
+	s.mu.Lock()
+	s.sandbox = sb
+	s.mu.Unlock()
+}
+
+// Sandbox is how the next command will be confined.
+func (s *Session) Sandbox() Sandbox {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sandbox
+}
+
 // Cwd is where the next command without a cwd argument runs.
 func (s *Session) Cwd() string {
 	s.mu.Lock()
@@ -84,6 +100,15 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 		return res, nil
 	}
 	timeout := s.timeout(opts.Timeout)
+	sb := s.Sandbox()
+	if sb.Enabled {
+		if support := SandboxAvailable(); !support.Available {
+			// The person asked for the sandbox: running the command unconfined instead would
+			// break that promise silently.
+			res.ForModel = "[not run: commands must run in Gantry's sandbox (Settings → Tools), but it is not available: " + support.Reason + "]"
+			return res, nil
+		}
+	}
 
 	dirFile, err := os.CreateTemp("", "gantry-cwd-*")
 	if err != nil {
@@ -92,7 +117,17 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 	dirFile.Close()
 	defer os.Remove(dirFile.Name())
 
-	c := newCapture()
+	argv := []string{shellPath(), "-c", recordDir(command, dirFile.Name(), sb.Enabled)}
+	env := environ()
+	var watch func([]byte) bool
+	if sb.Enabled {
+		cache := s.cacheDir()
+		argv = append(append([]string{bwrapPath()}, bwrapArgs(sb, s.realRoot, cache, dirFile.Name(), dir)...), argv...)
+		env = append(env, sandboxEnv(cache)...)
+		watch = func(line []byte) bool { return sandboxHit(sb, line) }
+	}
+
+	c := newCapture(watch)
 	sink := c.write
 	if opts.Output != nil {
 		sink = func(p []byte) {
@@ -100,12 +135,20 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 			opts.Output(bytes.Clone(p))
 		}
 	}
-	o, err := execute(ctx, dir, recordDir(command, dirFile.Name()), timeout, sink)
+	o, err := execute(ctx, argv, dir, env, timeout, sink)
 	if err != nil {
 		return res, err
 	}
 	ended, _ := os.ReadFile(dirFile.Name())
-	notes = append(notes, s.settle(strings.TrimSuffix(string(ended), "\n"))...)
+	endedDir, more, _ := strings.Cut(string(ended), "\n")
+	notes = append(notes, s.settle(endedDir)...)
+	if strings.Contains(more, strayMark) {
+		// In the sandbox they died with its process namespace; the shell saw them first.
+		o.strays = true
+	}
+	if c.watched {
+		notes = append(notes, sandboxNote(sb))
+	}
 	if o.strays {
 		notes = append(notes, "[background processes still running when the command ended were stopped]")
 	}
@@ -118,7 +161,18 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 	res.Output = c.display()
 	res.ForModel = report(body, notes, o, timeout)
 	res.TotalLines = lines
+	res.Sandboxed = sb.Enabled
 	return res, nil
+}
+
+// cacheDir makes the project's sandbox cache on first use.
+func (s *Session) cacheDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache == "" {
+		s.cache = sandboxCacheDir(s.realRoot)
+	}
+	return s.cache
 }
 
 func (s *Session) timeout(asked time.Duration) time.Duration {

@@ -13,6 +13,11 @@
 // Colour is left alone: the UI renders ANSI, and the model's copy is stripped. TERM is kept
 // when the app has one; when it has none (launched from a desktop) it is set to "dumb" so that
 // programs that need a terminal type fall back instead of failing.
+//
+// With the sandbox on (Session.SetSandbox; Linux with bubblewrap) the same shell runs inside
+// bwrap: the filesystem read-only but for the workspace and a cache of the project's own, a
+// private /tmp, no network unless allowed, and a process namespace that dies with the shell, so
+// even processes that left the group end with it. See sandbox.go.
 package terminal
 
 import "time"
@@ -51,5 +56,6 @@ type Result struct {
 	// characters, then notes (working directory changes, stopped background processes) and a
 	// status line with the exit code, the duration and why it was killed, if it was.
 	ForModel   string
-	TotalLines int // lines in the whole output, as the model would have seen them
+	TotalLines int  // lines in the whole output, as the model would have seen them
+	Sandboxed  bool // it ran in the sandbox
 }

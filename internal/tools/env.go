@@ -22,6 +22,8 @@ type CommandApproval struct {
 	Command  string
 	Cwd      string // absolute
 	Analysis safety.CommandAnalysis
+	// Sandboxed: it will run in the terminal's sandbox (the card says so).
+	Sandboxed bool
 }
 
 // EditApproval asks whether a file may be written. Before and After are the whole contents so

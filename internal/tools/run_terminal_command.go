@@ -43,6 +43,8 @@ type CommandDisplay struct {
 	Output    string `json:"output"`
 	TimedOut  bool   `json:"timedOut,omitempty"`
 	Cancelled bool   `json:"cancelled,omitempty"`
+	// Sandboxed: it runs (or would have run) in the terminal's sandbox.
+	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
 // RunTerminalCommand runs shell commands in session once the approver allows them.
@@ -62,14 +64,17 @@ func RunTerminalCommand(env *Env, session *terminal.Session) Tool {
 			}
 			analysis := safety.AnalyzeCommand(p.Command)
 			display := CommandDisplay{
-				Kind:     "command",
-				Command:  p.Command,
-				Cwd:      slashRelToRoot(env.Root, cwd),
-				ExitCode: -1,
-				Severity: string(analysis.Severity),
-				Reason:   analysis.Reason,
+				Kind:      "command",
+				Command:   p.Command,
+				Cwd:       slashRelToRoot(env.Root, cwd),
+				ExitCode:  -1,
+				Severity:  string(analysis.Severity),
+				Reason:    analysis.Reason,
+				Sandboxed: session.Sandbox().Enabled,
 			}
-			decision, err := env.Approver.ApproveCommand(ctx, CommandApproval{Command: p.Command, Cwd: cwd, Analysis: analysis})
+			decision, err := env.Approver.ApproveCommand(ctx, CommandApproval{
+				Command: p.Command, Cwd: cwd, Analysis: analysis, Sandboxed: display.Sandboxed,
+			})
 			if err != nil {
 				if ctx.Err() != nil {
 					display.Cancelled = true
@@ -107,6 +112,7 @@ func RunTerminalCommand(env *Env, session *terminal.Session) Tool {
 			display.Output = headAndTail(res.Output, displayOutputBytes)
 			display.TimedOut = res.TimedOut
 			display.Cancelled = res.Cancelled
+			display.Sandboxed = res.Sandboxed
 			result := Result{Content: res.ForModel, Display: display}
 			switch {
 			case res.TimedOut:

@@ -107,6 +107,8 @@ export interface ToolActionPayload {
   added?: number
   removed?: number
   errorKind?: string
+  /** A command that ran in the terminal's sandbox (set when it finished). */
+  sandboxed?: boolean
   durationMs?: number
 }
 
@@ -152,6 +154,8 @@ export interface ApprovalCard {
   cwd?: string
   severity?: 'none' | 'medium' | 'high' | 'critical'
   reason?: string
+  /** The command will run in the terminal's sandbox. */
+  sandboxed?: boolean
   path?: string
   existed?: boolean
   sensitive?: boolean

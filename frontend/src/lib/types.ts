@@ -81,6 +81,10 @@ export interface Settings {
   gitBranch: boolean
   /** Seconds a command may run when the model asks for no timeout; 0 = the default. */
   terminalTimeout: number
+  /** Commands run in a bubblewrap sandbox: read-only outside the project, no network unless sandboxNetwork. */
+  sandbox: boolean
+  /** Sandboxed commands may use the network. */
+  sandboxNetwork: boolean
   theme: Theme
 }
 
@@ -153,6 +157,15 @@ export interface SettingsView {
   defaultFileRules: FileRule[]
   /** Seconds a command gets when terminalTimeout is 0. */
   defaultTerminalTimeout: number
+  /** Whether commands can be sandboxed on this machine (looked up once). */
+  sandbox: SandboxSupport
+}
+
+/** terminal.SandboxSupport */
+export interface SandboxSupport {
+  available: boolean
+  /** Why not, and how to fix it. */
+  reason?: string
 }
 
 /** app.AppInfo */

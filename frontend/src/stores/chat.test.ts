@@ -323,6 +323,34 @@ describe('Transcript approvals', () => {
     })
   })
 
+  it('marks a sandboxed command from its card on, and keeps the mark as the row updates', () => {
+    const t = new Transcript('s1')
+    seq = 0
+    const row = (status: string, over = {}) =>
+      ev('toolAction', { groupId: 'g1', actionId: 'a1', tool: 'run_terminal_command', status, title: 'Run', command: 'make', ...over })
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:4b', text: 'Build' }))
+    t.apply(ev('progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Running commands' }))
+    t.apply(row('pending'))
+    t.apply(ev('approvalRequested', { ...card, id: 'ap9', command: 'make', sandboxed: true }))
+    const action = () => (t.turns[0].items[0].kind === 'group' ? t.turns[0].items[0].group.actions[0] : null)
+    expect(action()?.sandboxed).toBe(false)
+    t.apply(ev('approvalResolved', { id: 'ap9', outcome: 'allowed' }))
+    expect(action()?.sandboxed).toBe(true)
+    t.apply(row('running'))
+    expect(action()?.sandboxed).toBe(true)
+    t.apply(row('success', { sandboxed: true, detail: 'exit 0' }))
+    expect(action()).toMatchObject({ status: 'success', sandboxed: true })
+
+    // Auto-approved: no card, the finished row alone says so; a plain command says nothing.
+    const u = new Transcript('s1')
+    u.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:4b', text: 'Build' }))
+    u.apply(row('running'))
+    const first = () => (u.turns[0].items[0].kind === 'group' ? u.turns[0].items[0].group.actions[0] : null)
+    expect(first()?.sandboxed).toBe(false)
+    u.apply(row('success', { sandboxed: true }))
+    expect(first()?.sandboxed).toBe(true)
+  })
+
   it('drops cards still waiting when the run ends', () => {
     const t = new Transcript('s1')
     for (const e of waiting()) t.apply(e)

@@ -22,6 +22,8 @@ const defaults: Settings = {
   disabledTools: [],
   gitBranch: false,
   terminalTimeout: 0,
+  sandbox: false,
+  sandboxNetwork: false,
   theme: 'system',
 }
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({
@@ -32,6 +34,7 @@ const view = (over: Partial<SettingsView> = {}): SettingsView => ({
   envHost: '',
   defaultFileRules: [{ pattern: '.env', action: 'ask' }],
   defaultTerminalTimeout: 30,
+  sandbox: { available: true },
   ...over,
 })
 

@@ -40,6 +40,8 @@ export interface Action {
   output: string
   /** How the person answered this action's approval; "" when it asked nobody. */
   approval: ApprovalResolvedPayload['outcome'] | ''
+  /** A command that runs in the terminal's sandbox: its approval card said so, or it finished there. */
+  sandboxed: boolean
 }
 
 /** An approval still waiting for the person, shown as a card under its action's group. */
@@ -297,7 +299,8 @@ export class Transcript {
     }
     const a = g.actions.find((x) => x.id === p.actionId)
     if (a) {
-      Object.assign(a, fields)
+      // Only the finished line carries sandboxed; the approval card may have said so before.
+      Object.assign(a, fields, { sandboxed: a.sandboxed || !!p.sandboxed })
       return
     }
     // A call's own steps (read_file's chunks, ids "<call>.<n>") are part of its row, not rows of
@@ -311,7 +314,7 @@ export class Transcript {
       }
       return
     }
-    g.actions.push({ id: p.actionId, output: '', approval: '', ...fields })
+    g.actions.push({ id: p.actionId, output: '', approval: '', sandboxed: !!p.sandboxed, ...fields })
   }
 
   /** The event names no action: the log has the call's "pending" line just before it, so the card
@@ -335,9 +338,12 @@ export class Transcript {
   private resolved(turn: Turn, p: ApprovalResolvedPayload) {
     const i = turn.approvals.findIndex((x) => x.card.id === p.id)
     if (i < 0) return
-    const { actionId } = turn.approvals[i]
+    const { actionId, card } = turn.approvals[i]
     turn.approvals.splice(i, 1)
     const a = actionId ? this.findAction(turn, actionId) : undefined
-    if (a) a.approval = p.outcome
+    if (a) {
+      a.approval = p.outcome
+      if (card.sandboxed) a.sandboxed = true
+    }
   }
 }
