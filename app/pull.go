@@ -57,12 +57,9 @@ func pullKey(model string) string { return strings.ToLower(strings.TrimSpace(mod
 // report the progress to every window, and the model list is re-read when it is done. Pulling a
 // model that is already downloading joins that download.
 func (s *OllamaService) Pull(model string) (PullState, error) {
-	model = strings.TrimSpace(model)
-	if model == "" {
-		return PullState{}, errors.New("type the name of a model to download, e.g. qwen3:4b")
-	}
-	if strings.ContainsAny(model, " \t\n") {
-		return PullState{}, errors.New("a model name has no spaces; names look like qwen3:4b")
+	model, err := llm.PullName(model)
+	if err != nil {
+		return PullState{}, err
 	}
 	base, err := llm.ResolveHost(s.settings.Get().OllamaHost)
 	if err != nil {

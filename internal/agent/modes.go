@@ -18,20 +18,15 @@ func ModeTools(mode Mode, all *tools.Registry) (*tools.Registry, error) {
 	if !mode.ReadOnly() {
 		return all, nil
 	}
-	r := tools.NewRegistry()
-	for _, t := range all.List() {
+	return all.Select(func(t tools.Tool) (tools.Tool, bool) {
 		switch {
 		case t.Kind().ReadOnly():
+			return t, true
 		case mode == ModeReview && t.Name() == reviewCommandToolName:
-			t = reviewGitTool{inner: t}
-		default:
-			continue
+			return reviewGitTool{inner: t}, true
 		}
-		if err := r.Register(t); err != nil {
-			return nil, err
-		}
-	}
-	return r, nil
+		return nil, false
+	})
 }
 
 const reviewCommandToolName = "run_terminal_command"

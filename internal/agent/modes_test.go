@@ -77,6 +77,13 @@ func TestModeTools(t *testing.T) {
 	require.Contains(t, review, "read_file")
 	require.NotContains(t, review, "write_file")
 	require.NotContains(t, review, "undo_turn")
+
+	// A tool the person turned off is refused with that reason in a read-only mode too.
+	explore, err := ModeTools(ModeExplore, f.runner.deps.Tools.Without([]string{"search_workspace"}))
+	require.NoError(t, err)
+	_, _, refused := explore.Prepare("search_workspace", map[string]any{"query": "x"})
+	require.NotNil(t, refused)
+	require.Contains(t, refused.Content, "turned off in Gantry's settings")
 }
 
 func TestRunReviewGitCommands(t *testing.T) {

@@ -24,21 +24,30 @@ type PullProgress struct {
 // ErrUnknownModel is a pull of a name the registry does not have.
 var ErrUnknownModel = errors.New("no such model in the Ollama library")
 
+// PullName is the model name a person typed, trimmed, or why it cannot be one.
+func PullName(typed string) (string, error) {
+	model := strings.TrimSpace(typed)
+	if model == "" {
+		return "", errors.New("type the name of a model to download, e.g. qwen3:4b")
+	}
+	if strings.ContainsAny(model, " \t\n") {
+		return "", errors.New("a model name has no spaces; names look like qwen3:4b")
+	}
+	return model, nil
+}
+
 // Pull downloads model onto the server at base, calling progress for every line Ollama sends.
 // It returns nil once Ollama said "success"; ctx cancels the download (Ollama keeps the layers
 // it finished, so pulling again resumes). The errors are worded for the person who typed the
 // name: an unknown model wraps ErrUnknownModel, an unreachable server ErrUnreachable.
 func Pull(ctx context.Context, base *url.URL, model string, progress func(PullProgress)) error {
-	model = strings.TrimSpace(model)
-	if model == "" {
-		return errors.New("type the name of a model to download, e.g. qwen3:4b")
-	}
-	if strings.ContainsAny(model, " \t\n") {
-		return fmt.Errorf("the model name %q must not contain spaces", model)
+	model, err := PullName(model)
+	if err != nil {
+		return err
 	}
 	client := api.NewClient(base, http.DefaultClient)
 	succeeded := false
-	err := client.Pull(ctx, &api.PullRequest{Model: model}, func(p api.ProgressResponse) error {
+	err = client.Pull(ctx, &api.PullRequest{Model: model}, func(p api.ProgressResponse) error {
 		succeeded = p.Status == "success"
 		progress(PullProgress{Status: p.Status, Digest: p.Digest, Completed: p.Completed, Total: p.Total})
 		return nil

@@ -41,7 +41,7 @@ func TestPullUnknownModel(t *testing.T) {
 	require.Contains(t, err.Error(), `Ollama could not find a model named "no-such-model:1b"`)
 
 	err = Pull(context.Background(), mustURL(t, srv.URL()), "two words", func(PullProgress) {})
-	require.ErrorContains(t, err, "must not contain spaces")
+	require.ErrorContains(t, err, "has no spaces")
 	err = Pull(context.Background(), mustURL(t, srv.URL()), "  ", func(PullProgress) {})
 	require.ErrorContains(t, err, "type the name of a model")
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -80,6 +81,27 @@ func (r *Registry) Without(off []string) *Registry {
 		out.order = append(out.order, name)
 	}
 	return out
+}
+
+// Select returns a registry of the tools pick keeps (possibly wrapped), in the same order, still
+// refusing the withheld ones with the person's reason: a narrower mode must not turn "turned
+// off in settings" into "no such tool".
+func (r *Registry) Select(pick func(Tool) (Tool, bool)) (*Registry, error) {
+	out := NewRegistry()
+	r.mu.RLock()
+	withheld := maps.Clone(r.withheld)
+	r.mu.RUnlock()
+	out.withheld = withheld
+	for _, t := range r.List() {
+		kept, ok := pick(t)
+		if !ok {
+			continue
+		}
+		if err := out.Register(kept); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Get finds a tool by name.
