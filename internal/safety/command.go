@@ -37,11 +37,17 @@ type analyzer struct {
 	best  finding
 	pipes map[*syntax.BinaryCmd]bool // inner nodes of pipelines already judged whole
 
-	// cwd is where relative paths point once a cd has left the workspace ("" is its root).
-	cwd string
+	// cwd is where relative paths point once a cd has moved ("" is the workspace root).
+	// A subshell's cd ends with it: open holds, for each node being walked, the directory
+	// to return to when it ends, if it is a subshell.
+	cwd  string
+	open []scope
 	// secret names the first secret the command reads, and network says it reaches another
 	// machine: together they are how a key leaves the machine (cat ~/.ssh/id_rsa | nc …).
+	// exposed names what the command shows that is a secret only when sent (the
+	// environment, the project's .env): it completes the pair but is never flagged alone.
 	secret  string
+	exposed string
 	network bool
 }
 
@@ -82,9 +88,13 @@ func (a *analyzer) usesNetwork(f finding, n syntax.Node) {
 // exfiltration is critical: a secret read and a network connection in one command, through
 // a pipe, $(…), && or a file in between, is the shape of stealing credentials.
 func (a *analyzer) exfiltration() {
-	if a.secret != "" && a.network && a.best.sev != SeverityCritical {
+	what := a.secret
+	if what == "" {
+		what = a.exposed
+	}
+	if what != "" && a.network && a.best.sev != SeverityCritical {
 		// The whole command, not the part that completed the pair, shows where it goes.
-		reason := "sends " + a.secret + " over the network"
+		reason := "sends " + what + " over the network"
 		if q := quote(a.src); q != "" {
 			reason += ": " + q
 		}
@@ -140,6 +150,19 @@ func (a *analyzer) walk(f *syntax.File, src string, depth int) {
 // visit sees every node, so commands inside $(…), `…`, <(…), function bodies, loops and
 // conditionals are judged like top-level ones.
 func (a *analyzer) visit(n syntax.Node) bool {
+	if n == nil { // Walk is done with the node entered last
+		if s := a.open[len(a.open)-1]; s.subshell {
+			a.cwd = s.cwd
+		}
+		a.open = a.open[:len(a.open)-1]
+		return true
+	}
+	switch n.(type) {
+	case *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+		a.open = append(a.open, scope{cwd: a.cwd, subshell: true})
+	default:
+		a.open = append(a.open, scope{})
+	}
 	switch n := n.(type) {
 	case *syntax.Stmt:
 		a.stmt(n)
@@ -151,6 +174,12 @@ func (a *analyzer) visit(n syntax.Node) bool {
 		a.funcDecl(n)
 	}
 	return true
+}
+
+// scope is one node being walked: (cd / && ls); rm -rf * still runs in the workspace.
+type scope struct {
+	cwd      string
+	subshell bool
 }
 
 func isPipe(b *syntax.BinaryCmd) bool {
@@ -165,7 +194,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 			if netDevice(t) {
 				a.usesNetwork(classifyWrite(t), r)
 			} else {
-				a.flag(classifyWrite(t), r)
+				a.flag(a.afterCd(classifyWrite(atDir(a.cwd, t)), classifyWrite(t)), r)
 			}
 		case r.Op == syntax.RdrIn && r.Word != nil:
 			t := resolveWord(r.Word)
@@ -176,8 +205,15 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 			}
 		}
 	}
-	if call, ok := s.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-		a.call(resolveWords(call.Args), s, call)
+	switch cmd := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		if len(cmd.Args) > 0 {
+			a.call(resolveWords(cmd.Args), s, cmd)
+		}
+	case *syntax.DeclClause:
+		if declPrints(cmd) {
+			a.exposes(theEnvironment)
+		}
 	}
 }
 
@@ -234,13 +270,34 @@ func (a *analyzer) call(args []arg, s *syntax.Stmt, n syntax.Node) {
 	}
 	a.nestedCode(c, s, n)
 	if r := lookupRule(c.name); r != nil {
-		a.flag(r(c), n)
+		here := r(c)
+		if a.cwd != "" {
+			c.cwd = a.cwd
+			a.flag(a.afterCd(r(c), here), n)
+		} else {
+			a.flag(here, n)
+		}
 	}
 	a.reads(c, n)
 	if talksToNetwork(c) {
 		a.network = true
 		a.exfiltration()
 	}
+}
+
+// afterCd names the directory a cd moved to when that is what makes f differ from here, the
+// same words judged in the workspace: the card for cd / && rm -rf * must not read as if
+// rm -rf * alone deletes the root filesystem.
+func (a *analyzer) afterCd(f, here finding) finding {
+	if f == here || f.sev == SeverityNone || !leftWorkspace(a.cwd) {
+		return f
+	}
+	dir := a.cwd
+	if rest, ok := strings.CutPrefix(dir, homeDir); ok {
+		dir = "~" + rest
+	}
+	f.reason += " (after cd " + dir + ")"
+	return f
 }
 
 // pipeline judges a whole pipeline at once, because a | b is only dangerous for what a

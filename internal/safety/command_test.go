@@ -93,7 +93,7 @@ func TestAnalyzeCommandRecursiveDelete(t *testing.T) {
 		{"rm -rf *", SeverityHigh, "whole workspace"},
 		{"rm -rf ./*", SeverityHigh, "whole workspace"},
 		{"rm -rf .*", SeverityHigh, "whole workspace"},
-		{"rm -rf ..", SeverityHigh, "outside the workspace"},
+		{"rm -rf ..", SeverityHigh, "above the workspace"},
 		{"rm -rf ../other", SeverityHigh, "outside the workspace"},
 		{"rm -rf .git", SeverityHigh, "history"},
 		{"rm -rf ./.git/", SeverityHigh, "history"},

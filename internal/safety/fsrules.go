@@ -19,7 +19,7 @@ func ruleRm(c command) finding {
 	}
 	f := noFinding
 	for _, t := range targets {
-		f = f.worse(classifyDelete(t, recursive))
+		f = f.worse(classifyDelete(c.at(t), recursive))
 	}
 	return f
 }
@@ -27,7 +27,7 @@ func ruleRm(c command) finding {
 func ruleUnlink(c command) finding {
 	f := noFinding
 	for _, t := range operands(c.args) {
-		f = f.worse(classifyDelete(t, false))
+		f = f.worse(classifyDelete(c.at(t), false))
 	}
 	return f
 }
@@ -35,6 +35,7 @@ func ruleUnlink(c command) finding {
 func ruleShred(c command) finding {
 	f := finding{SeverityMedium, "overwrites files so they cannot be recovered"}
 	for _, t := range operands(c.args) {
+		t = c.at(t)
 		if isDiskDevice(t) {
 			return finding{SeverityCritical, "shreds the disk device " + t.text}
 		}
@@ -51,7 +52,7 @@ func ruleDd(c command) finding {
 		if !ok {
 			continue
 		}
-		target := arg{text: out, static: a.static}
+		target := c.at(arg{text: out, static: a.static})
 		if isDiskDevice(target) {
 			return finding{SeverityCritical, "overwrites the disk device " + out}
 		}
@@ -109,6 +110,7 @@ func rulePermissions(c command, verb string, targets []arg, base finding) findin
 	recursive := recursiveFlag(c.args)
 	f := base
 	for _, t := range targets {
+		t = c.at(t)
 		switch {
 		case recursive && systemTree(t) != "":
 			return finding{SeverityCritical, "recursively changes " + verb + " of " + t.text}
@@ -149,7 +151,7 @@ func ruleChown(c command) finding {
 func ruleWritesOperands(c command) finding {
 	f := noFinding
 	for _, t := range operands(c.args) {
-		f = f.worse(classifyWrite(t))
+		f = f.worse(classifyWrite(c.at(t)))
 	}
 	return f
 }
@@ -160,7 +162,7 @@ func ruleWritesLast(c command) finding {
 	if len(ops) < 2 {
 		return noFinding
 	}
-	return classifyWrite(ops[len(ops)-1])
+	return classifyWrite(c.at(ops[len(ops)-1]))
 }
 
 // ruleSed: only -i writes; otherwise sed prints to stdout.

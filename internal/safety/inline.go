@@ -276,7 +276,7 @@ func (a *analyzer) inlineCode(lang string, code arg, n syntax.Node) {
 			a.flag(f, n)
 		}
 	}
-	if (lang == "Perl" || lang == "Ruby" || lang == "PHP") && strings.Contains(src, "`") {
+	if !spawns && startsPrograms(src, lang, lits) {
 		spawns = true
 		a.flag(finding{SeverityHigh, label + " that starts other programs"}, n)
 	}
@@ -323,45 +323,54 @@ func isWordByte(b byte) bool {
 // maxLiterals bounds the string literals collected from one program.
 const maxLiterals = 256
 
-// literal is a quoted string in a program and whether only a comma (a list, an argument
-// list) separates it from the previous one.
+// literal is a quoted string in a program, whether only a comma (a list, an argument list)
+// separates it from the previous one, and whether the language runs it as a shell command
+// by itself (Perl's and Ruby's backticks, qx{}, %x{}).
 type literal struct {
 	text    string
 	listed  bool
-	program bool
+	command bool
 }
 
-// literals collects the quoted strings of a program; backticks quote too except in
-// JavaScript, where they are template strings that hold text as well.
+// literals collects the quoted strings of a program (see quoteAt for what quotes).
 func literals(src, lang string) []literal {
-	quotes := "'\""
-	if lang == "JavaScript" {
-		quotes += "`"
-	}
 	var out []literal
 	last := -1
 	for i := 0; i < len(src) && len(out) < maxLiterals; i++ {
-		q := src[i]
-		if strings.IndexByte(quotes, q) < 0 {
+		q, ok := quoteAt(src, i, lang)
+		if !ok {
 			continue
 		}
 		var b strings.Builder
-		j := i + 1
-		for ; j < len(src) && src[j] != q; j++ {
-			if src[j] == '\\' && j+1 < len(src) {
+		j, depth := q.body, 0
+		for ; j < len(src); j++ {
+			c := src[j]
+			if c == '\\' && j+1 < len(src) {
 				j++
+				b.WriteByte(src[j])
+				continue
 			}
-			b.WriteByte(src[j])
+			if q.open != 0 && c == q.open {
+				depth++ // qx{ {} } closes at the brace that matches
+			} else if c == q.close {
+				if depth == 0 {
+					break
+				}
+				depth--
+			}
+			b.WriteByte(c)
 		}
 		listed := last >= 0 && strings.Trim(src[last:i], " \t\n,") == "" && strings.Contains(src[last:i], ",")
-		out = append(out, literal{text: b.String(), listed: listed})
+		out = append(out, literal{text: b.String(), listed: listed, command: q.command})
 		i, last = j, j+1
 	}
 	return out
 }
 
 // shellCandidates are the strings a program that starts programs may hand to a shell: each
-// literal, and each run of listed literals joined (subprocess.run(["rm", "-rf", "/"])).
+// literal, and each run of listed literals joined (subprocess.run(["rm", "-rf", "/"])),
+// followed by the members of the run that hold a whole command (["sh", "-c", "rm -rf /"]),
+// which joining would split into words.
 func shellCandidates(lits []literal) []string {
 	var out []string
 	for i := 0; i < len(lits); i++ {
@@ -375,6 +384,11 @@ func shellCandidates(lits []literal) []string {
 		}
 		out = append(out, strings.Join(words, " "))
 		if j > i+1 {
+			for _, l := range lits[i:j] {
+				if strings.ContainsAny(l.text, " \t\n") {
+					out = append(out, l.text)
+				}
+			}
 			i = j - 1
 		}
 	}

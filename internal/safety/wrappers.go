@@ -62,6 +62,9 @@ func unwrap(args []arg) (c command, elevated string, ok bool) {
 			for len(args) > 0 && strings.Contains(args[0].text, "=") {
 				args = args[1:]
 			}
+			if len(args) == 0 { // env alone prints the environment
+				return command{name: name, head: head, args: rest}, elevated, true
+			}
 		case "timeout":
 			if len(args) > 0 {
 				args = args[1:] // the duration
@@ -223,6 +226,9 @@ func (a *analyzer) nested(code string) {
 	if a.secret == "" {
 		a.secret = inner.secret
 	}
+	if a.exposed == "" {
+		a.exposed = inner.exposed
+	}
 	a.network = a.network || inner.network
 	a.exfiltration()
 }
@@ -320,10 +326,10 @@ func (a *analyzer) find(c command, n syntax.Node) {
 		if strings.HasPrefix(x.text, "-") || x.text == "(" || x.text == "!" {
 			break
 		}
-		roots = append(roots, x)
+		roots = append(roots, atDir(a.cwd, x))
 	}
 	if len(roots) == 0 {
-		roots = []arg{{text: ".", static: true}}
+		roots = []arg{atDir(a.cwd, arg{text: ".", static: true})}
 	}
 	for i := 0; i < len(c.args); i++ {
 		switch t := c.args[i].text; {
