@@ -188,9 +188,11 @@ func branchOperation(ctx context.Context, root string) (string, error) {
 
 // branchGit runs git in dir and returns its trimmed output; a failure carries git's stderr.
 // GIT_DIR and the like from the app's own environment are dropped, so git finds the
-// repository from dir alone.
+// repository from dir alone. Hooks and fsmonitor are off: the repository may have been
+// touched by the agent's commands, and Gantry's own git calls must never run code from it.
 func branchGit(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	safe := []string{"-C", dir, "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}
+	cmd := exec.CommandContext(ctx, "git", append(safe, args...)...)
 	for _, kv := range os.Environ() {
 		switch name, _, _ := strings.Cut(kv, "="); name {
 		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR":

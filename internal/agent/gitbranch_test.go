@@ -60,6 +60,20 @@ func TestEnterSessionBranch(t *testing.T) {
 	require.Empty(t, strings.TrimSpace(runGit(t, dir, "log", "--oneline", "main..gantry/s1")), "nothing is committed")
 }
 
+func TestEnterSessionBranchRunsNoRepositoryCode(t *testing.T) {
+	t.Parallel()
+	dir := branchRepo(t)
+	// What an agent's command could have left behind: a checkout hook and an fsmonitor.
+	marker := filepath.Join(t.TempDir(), "ran")
+	hook := filepath.Join(dir, ".git", "hooks", "post-checkout")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755))
+	runGit(t, dir, "config", "core.fsmonitor", "touch "+marker+"; false")
+
+	out := EnterSessionBranch(context.Background(), dir, "gantry/s1")
+	require.Equal(t, BranchCreated, out.Status, out.Message)
+	require.NoFileExists(t, marker, "Gantry's own git calls run no hook and no fsmonitor")
+}
+
 func TestEnterSessionBranchSubfolder(t *testing.T) {
 	t.Parallel()
 	dir := branchRepo(t)
