@@ -55,9 +55,9 @@ func environ() []string {
 	return env
 }
 
-// execute runs argv (the shell, or bwrap with the shell) in dir with env, in its own process
-// group, feeding the combined output to sink from a single goroutine, and returns once the
-// process, its group and the output are all done with.
+// execute runs argv (the shell, or bwrap with the shell) in dir with env, in a session and
+// process group of its own, feeding the combined output to sink from a single goroutine, and
+// returns once the process, its group and the output are all done with.
 func execute(ctx context.Context, argv []string, dir string, env []string, timeout time.Duration, sink func([]byte)) (outcome, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -69,7 +69,11 @@ func execute(ctx context.Context, argv []string, dir string, env []string, timeo
 	cmd.Env = env
 	// One pipe for both keeps stdout and stderr in the order they were written.
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A session of its own makes it the leader of a new process group (its pid is the group's
+	// id, for stopGroup) and leaves it without a controlling terminal: nothing it starts can
+	// prompt on Gantry's terminal or type into it with TIOCSTI (CVE-2017-5226 for bwrap, which
+	// would otherwise need --new-session, an option that would put the shell out of the group).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	start := time.Now()
 	err = cmd.Start()
 	// The children have their own copies; ours would keep the pipe from ever reaching EOF.

@@ -122,8 +122,8 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 	var watch func([]byte) bool
 	if sb.Enabled {
 		cache := s.cacheDir()
-		argv = append(append([]string{bwrapPath()}, bwrapArgs(sb, s.realRoot, cache, dirFile.Name(), dir)...), argv...)
-		env = append(env, sandboxEnv(cache)...)
+		argv = append(append([]string{bwrapPath()}, bwrapArgs(sb, s.realRoot, cache, dirFile.Name(), s.realDir(dir))...), argv...)
+		env = sandboxEnv(env, cache)
 		watch = func(line []byte) bool { return sandboxHit(sb, line) }
 	}
 
@@ -163,6 +163,16 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 	res.TotalLines = lines
 	res.Sandboxed = sb.Enabled
 	return res, nil
+}
+
+// realDir is dir (spelled from the root) spelled from the real root: only that is bound in the
+// sandbox, and the way the person reached the workspace (a symlink under /tmp, say) may not
+// exist there.
+func (s *Session) realDir(dir string) string {
+	if rel, ok := within(s.root, dir); ok {
+		return filepath.Join(s.realRoot, rel)
+	}
+	return dir
 }
 
 // cacheDir makes the project's sandbox cache on first use.

@@ -1,7 +1,8 @@
 // Package terminal runs the shell commands the agent asks for, once a person has approved them.
 //
-// Each command runs with bash -c in its own process group, with stdin at /dev/null so nothing
-// can wait for a prompt nobody sees. A timeout or the Stop button ends the whole group, and so
+// Each command runs with bash -c in a session and process group of its own, without a
+// controlling terminal and with stdin at /dev/null, so nothing can wait for a prompt nobody
+// sees. A timeout or the Stop button ends the whole group, and so
 // does the command finishing: background processes it leaves behind are stopped too, because
 // nothing would ever clean them up. Processes that leave the group on purpose (setsid, daemons
 // that fork into a session of their own) are beyond reach.
@@ -15,9 +16,10 @@
 // programs that need a terminal type fall back instead of failing.
 //
 // With the sandbox on (Session.SetSandbox; Linux with bubblewrap) the same shell runs inside
-// bwrap: the filesystem read-only but for the workspace and a cache of the project's own, a
-// private /tmp, no network unless allowed, and a process namespace that dies with the shell, so
-// even processes that left the group end with it. See sandbox.go.
+// bwrap: the filesystem read-only but for the workspace (its .git excepted) and a cache of the
+// project's own, a private /tmp and /run, no network unless allowed, the person's agent and bus
+// sockets out of reach, and a process namespace that dies with the shell, so even processes that
+// left the group end with it. See sandbox.go.
 package terminal
 
 import "time"

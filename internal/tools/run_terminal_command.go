@@ -72,6 +72,18 @@ func RunTerminalCommand(env *Env, session *terminal.Session) Tool {
 				Reason:    analysis.Reason,
 				Sandboxed: session.Sandbox().Enabled,
 			}
+			if display.Sandboxed {
+				if support := terminal.SandboxAvailable(); !support.Available {
+					// Asking would be for nothing: the command cannot run confined, and running it
+					// unconfined would break the person's setting. The row shows the first line;
+					// opening it shows the rest, streamed like a command's output.
+					msg := "Not run: the sandbox is on (Settings → Tools) but not available on this computer.\n" +
+						support.Reason + "\nAsk the user to make the sandbox work or to turn it off; do not retry the command until then."
+					display.Output = msg + "\n"
+					out.Stream([]byte(display.Output))
+					return Result{Content: msg, Display: display, ErrorKind: ErrFailed}, nil
+				}
+			}
 			decision, err := env.Approver.ApproveCommand(ctx, CommandApproval{
 				Command: p.Command, Cwd: cwd, Analysis: analysis, Sandboxed: display.Sandboxed,
 			})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -226,6 +227,47 @@ func TestRunTerminalCommandPolicyNeverAutoApprovesCritical(t *testing.T) {
 	res, _ := f.run(t, context.Background(), map[string]any{"command": command}, nil)
 	require.Equal(t, ErrDenied, res.ErrorKind)
 	require.NoFileExists(t, filepath.Join(f.root, "marker"))
+}
+
+// Not parallel: it makes the whole package's terminal.SandboxAvailable say no.
+func TestRunTerminalCommandSandboxUnavailableAsksNothing(t *testing.T) {
+	old := terminal.SandboxAvailable
+	terminal.SandboxAvailable = func() terminal.SandboxSupport {
+		return terminal.SandboxSupport{Reason: "bwrap is not installed (test)."}
+	}
+	t.Cleanup(func() { terminal.SandboxAvailable = old })
+
+	root := t.TempDir()
+	approver := &recordingApprover{decision: Decision{Allowed: true}}
+	session := terminal.NewSession(root)
+	session.SetSandbox(terminal.Sandbox{Enabled: true})
+	reg := NewRegistry()
+	require.NoError(t, reg.Register(RunTerminalCommand(&Env{Root: root, Approver: approver, Checkpoints: NoCheckpoints{}}, session)))
+	out := &streamRecorder{}
+	res, err := reg.Execute(context.Background(), "run_terminal_command", map[string]any{"command": "touch ran"}, out)
+	require.NoError(t, err)
+
+	// No card: approving a command that cannot run would be for nothing.
+	require.Empty(t, approver.asked)
+	require.NoFileExists(t, filepath.Join(root, "ran"))
+	require.Equal(t, ErrFailed, res.ErrorKind)
+	// The model and the row both say why, and how to fix it.
+	require.True(t, strings.HasPrefix(res.Content, "Not run: the sandbox is on (Settings → Tools) but not available on this computer.\n"), res.Content)
+	require.Contains(t, res.Content, "bwrap is not installed (test).")
+	d, ok := res.Display.(CommandDisplay)
+	require.True(t, ok)
+	require.True(t, d.Sandboxed)
+	require.Equal(t, -1, d.ExitCode)
+	require.Contains(t, d.Output, "bwrap is not installed (test).")
+	require.Contains(t, out.String(), "bwrap is not installed (test).")
+
+	// With the sandbox off the command is asked about and runs as before.
+	session.SetSandbox(terminal.Sandbox{})
+	res, err = reg.Execute(context.Background(), "run_terminal_command", map[string]any{"command": "touch ran"}, out)
+	require.NoError(t, err)
+	require.Empty(t, res.ErrorKind, res.Content)
+	require.Len(t, approver.asked, 1)
+	require.FileExists(t, filepath.Join(root, "ran"))
 }
 
 func TestHeadAndTailKeepsBothEnds(t *testing.T) {
