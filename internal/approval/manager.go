@@ -273,6 +273,9 @@ func completeDecision(req Request, d Decision) (Decision, error) {
 		return d, errors.New("give either edited content or accepted hunks, not both")
 	case d.Always && d.RuleScope == ScopeProject && req.Workspace == "":
 		return d, errors.New("this approval has no project to store a rule for")
+	case d.Always && req.Card.Kind == KindEdit && req.Card.Sensitive:
+		// A sensitive file asks every time by design (the file rules); a card cannot undo that.
+		return d, errors.New("edits to a sensitive file cannot be always allowed; change the file rules in Settings instead")
 	}
 	if d.AcceptedHunks != nil {
 		content, err := diff.ApplyHunks(req.Before, req.After, d.AcceptedHunks)

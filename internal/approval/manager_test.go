@@ -223,6 +223,7 @@ func TestEventsComeInOrderWithSmallPayloads(t *testing.T) {
 	require.Equal(t, "A=1\n", pending.Before)
 	require.Equal(t, "A=2\n", pending.After)
 
+	require.ErrorContains(t, m.Respond(id, Decision{Allowed: true, Always: true}), "sensitive file", "a sensitive file asks every time")
 	require.NoError(t, m.Respond(id, Decision{Allowed: false, Message: "keep it at 1"}))
 	r := waitResult(t, done, 5*time.Second)
 	require.NoError(t, r.err)
