@@ -140,6 +140,37 @@ test('a run shows thinking, two progress groups, coloured output and opens files
   await light.context().close()
 })
 
+test('the file tree menu opens from the keyboard at the item and gives the focus back', async () => {
+  await open()
+  const tree = page.getByRole('tree', { name: 'Files' })
+  const readme = tree.getByRole('treeitem', { name: 'README.md' })
+  await readme.locator('.row').click()
+  await page.keyboard.press('ArrowUp')
+  await page.keyboard.press('ArrowDown') // a keyboard focus: the row shows its "+"
+  const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent)
+  expect(await focused()).toBe('README.md')
+  const add = tree.getByRole('button', { name: 'Add README.md to chat' })
+  expect(await add.evaluate((el) => getComputedStyle(el).opacity)).toBe('1')
+
+  await page.keyboard.press('Shift+F10')
+  const menu = page.getByRole('menu')
+  await see(menu).toBeVisible()
+  const [row, box] = await Promise.all([readme.locator('.row').boundingBox(), menu.boundingBox()])
+  expect(Math.abs(box!.y - (row!.y + row!.height))).toBeLessThan(4)
+  expect(await focused()).toBe('Open in viewer')
+  await page.keyboard.press('Escape')
+  await see(menu).toHaveCount(0)
+  expect(await focused()).toBe('README.md')
+
+  await page.keyboard.press('ContextMenu')
+  await see(menu).toBeVisible()
+  await see(menu.getByRole('menuitem')).toHaveCount(2)
+  await page.keyboard.press('Tab')
+  await page.keyboard.press('Tab') // out of the menu: it closes
+  await see(menu).toHaveCount(0)
+  expect(errors).toEqual([])
+})
+
 test('files and lines attached from the tree and the viewer go with the message', async () => {
   await queueTurns(fake, [{ chunks: [{ content: 'Seen them. [TASK_COMPLETE]' }] }])
   await open()
@@ -208,7 +239,7 @@ test('a finished plan offers Run this plan, which sends it to an Agent run', asy
 })
 
 test('the Chats list marks a running chat; shortcuts start a new chat, stop a run and list themselves', async () => {
-  await queueTurns(fake, [{ chunkDelayMs: 400, chunks: [{ thinking: 'Slowly ' }, { thinking: 'thinking ' }, { thinking: 'it over.' }, { content: 'ok' }] }])
+  await queueTurns(fake, [{ chunkDelayMs: 1000, chunks: [{ thinking: 'Slowly ' }, { thinking: 'thinking ' }, { thinking: 'it over.' }, { content: 'ok' }] }])
   await open()
   await sendTask(page, 'Take your time')
   await page.getByRole('tab', { name: 'Chats' }).click()
@@ -216,10 +247,14 @@ test('the Chats list marks a running chat; shortcuts start a new chat, stop a ru
   await see(marker).toBeVisible()
   await shot(page, 'chat-running-marker-light')
 
-  // Escape in the empty task box stops the run.
+  // Escape closes things and never stops the run (a press meant for the viewer must not); Ctrl+. does.
   const box = page.getByLabel('Task', { exact: true })
   await box.focus()
   await page.keyboard.press('Escape')
+  await page.keyboard.press('Escape')
+  await page.waitForTimeout(300)
+  await see(marker).toBeVisible()
+  await page.keyboard.press('Control+.')
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'cancelled')
   await see(marker).toHaveCount(0)
 
@@ -227,6 +262,14 @@ test('the Chats list marks a running chat; shortcuts start a new chat, stop a ru
   await see(page.getByTestId('shortcuts-help')).toContainText('Always allow')
   await page.keyboard.press('Escape')
   await see(page.getByTestId('shortcuts-help')).toHaveCount(0)
+  // Over an open dialog Ctrl+/ stacks no second one.
+  await page.getByRole('button', { name: 'Settings' }).first().click()
+  await see(page.getByRole('dialog', { name: 'Settings' })).toBeVisible()
+  await page.keyboard.press('Control+/')
+  await page.waitForTimeout(200)
+  await see(page.getByTestId('shortcuts-help')).toHaveCount(0)
+  await page.keyboard.press('Escape')
+  await see(page.getByRole('dialog', { name: 'Settings' })).toHaveCount(0)
 
   await page.getByTestId('message-list').click()
   await page.keyboard.press('Control+l')

@@ -82,7 +82,15 @@ test('each change is saved at once, refused ones say why, and all is there after
   expect(await bg()).toBe('rgb(24, 24, 27)')
   await dialog.getByRole('radio', { name: 'Light' }).click()
   await expect.poll(bg).toBe('rgb(255, 255, 255)')
-  await dialog.getByRole('radio', { name: 'System' }).click()
+  // A radio group is one tab stop; the arrows move the choice (and save it), as native radios do.
+  const tabStops = () => dialog.getByRole('radiogroup', { name: 'Appearance' }).getByRole('radio').evaluateAll((els) => els.map((e) => e.getAttribute('tabindex')))
+  expect(await tabStops()).toEqual(['-1', '0', '-1'])
+  await page.keyboard.press('ArrowRight')
+  await expect.poll(() => saved().theme).toBe('dark')
+  expect(await page.evaluate(() => document.activeElement?.textContent?.trim())).toBe('Dark')
+  await page.keyboard.press('ArrowRight') // wraps
+  await see(dialog.getByRole('radio', { name: 'System' })).toHaveAttribute('aria-checked', 'true')
+  expect(await tabStops()).toEqual(['0', '-1', '-1'])
   await expect.poll(() => saved().theme).toBe('system')
 
   await page.context().close()
@@ -290,4 +298,31 @@ test('the sandbox switch confines the next command, and its card and row say so'
   expect(results.at(-1)).toContain("[this command ran in Gantry's sandbox (read-only outside the project, no network)")
   await page.emulateMedia({ colorScheme: 'dark' })
   await shot(page, 'action-sandboxed-dark')
+})
+
+test('without light-dark() (older WebKitGTK and Safari) the theme still applies, light and dark', async () => {
+  dirs = tempDirs()
+  gantry = await startGantry({ ...dirs, ollamaHost: await unusedHost() })
+  for (const scheme of ['light', 'dark'] as const) {
+    const opened = await openPage(gantry.url, scheme)
+    const p = opened.page
+    // What such a browser sees: light-dark() is unknown, so every value using it is invalid
+    // and the @supports not (…) block applies.
+    await p.route('**/*.css', async (route) => {
+      const res = await route.fetch()
+      await route.fulfill({ response: res, body: (await res.text()).replaceAll('light-dark(', 'no-light-dark(') })
+    })
+    await p.reload()
+    await see(p.getByTestId('ollama-status')).toContainText('unreachable')
+    const bg = () => p.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    const text = () => p.evaluate(() => getComputedStyle(document.body).color)
+    expect(await bg()).toBe(scheme === 'light' ? 'rgb(255, 255, 255)' : 'rgb(24, 24, 27)')
+    expect(await text()).toBe(scheme === 'light' ? 'rgb(29, 29, 34)' : 'rgb(230, 230, 234)')
+    await shot(p, `no-light-dark-${scheme}`)
+    // Appearance pins the other scheme either way.
+    const other = scheme === 'light' ? 'dark' : 'light'
+    await p.evaluate((t) => (document.documentElement.dataset.theme = t), other)
+    expect(await bg()).toBe(other === 'light' ? 'rgb(255, 255, 255)' : 'rgb(24, 24, 27)')
+    await p.context().close()
+  }
 })

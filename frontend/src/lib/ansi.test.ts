@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { color256, parseAnsi, stripAnsi } from './ansi'
+import { color256, contrast, ensureContrast, minimumContrast, outputBackgrounds, parseAnsi, readableColor, stripAnsi } from './ansi'
 import { besides, loadInBrowser, type BrowserModule } from './browserTest'
 
 let browser: BrowserModule | null = null
@@ -66,9 +66,38 @@ describe('renderAnsi', () => {
     expect(got.elements).toBe(2)
     expect(got.text).toBe('<img src=x onerror=alert(1)> and true')
     // Bold makes a base colour bright.
-    expect(got.spans).toEqual([
-      { text: '<img src=x onerror=alert(1)>', color: 'var(--ansi-9)', weight: '600' },
-      { text: 'true', color: 'rgb(1, 2, 3)', weight: '' },
-    ])
+    expect(got.spans[0]).toEqual({ text: '<img src=x onerror=alert(1)>', color: 'var(--ansi-9)', weight: '600' })
+    // An exact near-black stays on the light panel and is lightened on the dark one.
+    expect(got.spans[1].color).toMatch(/^light-dark\(rgb\(1, 2, 3\), rgb\(\d+, \d+, \d+\)\)$/)
+  })
+})
+
+describe('minimum contrast of exact colours', () => {
+  const rgb = (s: string) => s.match(/\d+/g)!.map(Number) as [number, number, number]
+
+  it('leaves a readable colour alone and moves an unreadable one just far enough', () => {
+    const { light, dark } = outputBackgrounds
+    expect(ensureContrast([0, 0, 0], light)).toEqual([0, 0, 0])
+    for (const fg of [[255, 255, 0], [0, 0, 255], [20, 20, 20], [128, 128, 128], [95, 255, 95]] as const) {
+      for (const bg of [light, dark]) {
+        const out = ensureContrast(fg, bg)
+        expect(contrast(out, bg), `${fg} on ${bg}`).toBeGreaterThanOrEqual(minimumContrast)
+      }
+    }
+    // Yellow on the light panel darkens, keeping its hue (red and green equal, no blue).
+    const yellow = ensureContrast([255, 255, 0], light)
+    expect(yellow[0]).toBe(yellow[1])
+    expect(yellow[0]).toBeLessThan(255)
+    expect(yellow[2]).toBe(0)
+  })
+
+  it('gives light and dark values, or measures against an exact background', () => {
+    const both = readableColor('rgb(0, 0, 255)', undefined)
+    const [l, d] = both.slice('light-dark('.length, -1).split('), ').map((x) => rgb(x))
+    expect(contrast(l, outputBackgrounds.light)).toBeGreaterThanOrEqual(minimumContrast)
+    expect(contrast(d, outputBackgrounds.dark)).toBeGreaterThanOrEqual(minimumContrast)
+    expect(contrast(rgb(readableColor('rgb(250, 250, 250)', 'rgb(255, 255, 255)')), [255, 255, 255])).toBeGreaterThanOrEqual(minimumContrast)
+    expect(readableColor(1, undefined)).toBe('var(--ansi-1)')
+    expect(readableColor('rgb(0, 0, 255)', 4)).toBe('rgb(0, 0, 255)')
   })
 })

@@ -134,6 +134,75 @@ export function color256(n: number): AnsiColor {
 
 const cssColor = (c: AnsiColor) => (typeof c === 'number' ? `var(--ansi-${c})` : c)
 
+type RGB = readonly [number, number, number]
+
+/** The output's background in each theme: app.css --bg-sunken (src/theme.test.ts checks it). */
+export const outputBackgrounds = { light: [0xf1, 0xf1, 0xf3], dark: [0x14, 0x14, 0x17] } as const satisfies Record<string, RGB>
+
+/** The contrast an exact colour gets at least (WCAG AA for text), as terminals' "minimum contrast". */
+export const minimumContrast = 4.5
+
+function luminance([r, g, b]: RGB): number {
+  const lin = (v: number) => {
+    const c = v / 255
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4
+  }
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+}
+
+export function contrast(a: RGB, b: RGB): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
+  return (hi + 0.05) / (lo + 0.05)
+}
+
+/**
+ * fg moved towards black (on a light background) or white (on a dark one) just far enough to be
+ * readable on bg; the hue stays. A colour that already reads well is left as it is.
+ */
+export function ensureContrast(fg: RGB, bg: RGB, ratio = minimumContrast): RGB {
+  if (contrast(fg, bg) >= ratio) return fg
+  const target = luminance(bg) > 0.5 ? 0 : 255
+  let out: RGB = fg
+  for (let step = 1; step <= 20 && contrast(out, bg) < ratio; step++) {
+    const t = step / 20
+    out = fg.map((v) => Math.round(v + (target - v) * t)) as unknown as RGB
+  }
+  return out
+}
+
+const rgbText = (c: RGB) => `rgb(${c[0]}, ${c[1]}, ${c[2]})`
+
+function parseRgb(c: AnsiColor | undefined): RGB | undefined {
+  const m = typeof c === 'string' ? /^rgb\((\d+), (\d+), (\d+)\)$/.exec(c) : null
+  return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined
+}
+
+// Outside a browser (unit tests) there is nothing to ask; assume the modern answer.
+const hasLightDark = typeof CSS === 'undefined' || CSS.supports('color', 'light-dark(#000, #fff)')
+
+/** Whether the page shows dark now (for browsers without light-dark()). */
+function darkNow(): boolean {
+  const theme = document.documentElement.dataset.theme
+  return theme === 'dark' || (theme !== 'light' && matchMedia('(prefers-color-scheme: dark)').matches)
+}
+
+/**
+ * An exact foreground colour (256-colour or truecolour) as CSS, readable on what is behind it: its
+ * own exact background, else the output panel in the light and the dark theme. The 16 themed
+ * colours are picked for the panel already and stay as they are.
+ */
+export function readableColor(fg: AnsiColor, bg: AnsiColor | undefined): string {
+  const exact = parseRgb(fg)
+  if (!exact) return cssColor(fg)
+  const behind = parseRgb(bg)
+  if (behind) return rgbText(ensureContrast(exact, behind))
+  if (bg !== undefined) return cssColor(fg) // a themed background: nothing exact to measure
+  const light = rgbText(ensureContrast(exact, outputBackgrounds.light))
+  const dark = rgbText(ensureContrast(exact, outputBackgrounds.dark))
+  if (hasLightDark) return `light-dark(${light}, ${dark})`
+  return darkNow() ? dark : light
+}
+
 /** Builds the output into target from text nodes and spans (styles set through the DOM, never parsed). */
 export function renderAnsi(target: HTMLElement, s: string) {
   const out = document.createDocumentFragment()
@@ -150,7 +219,7 @@ export function renderAnsi(target: HTMLElement, s: string) {
     // Bold makes the 8 base colours bright, as most terminals do.
     if (st.bold && typeof fg === 'number' && fg < 8) fg += 8
     if (st.inverse) [fg, bg] = [bg ?? 'var(--ansi-bg)', fg ?? 'var(--ansi-fg)']
-    if (fg !== undefined) span.style.color = cssColor(fg)
+    if (fg !== undefined) span.style.color = readableColor(fg, bg)
     if (bg !== undefined) span.style.backgroundColor = cssColor(bg)
     if (st.bold) span.style.fontWeight = '600'
     if (st.dim) span.style.opacity = '0.65'

@@ -1,6 +1,7 @@
 // Approvals as the person answers them: what an edit card will send (chosen hunks or the
 // person's own text), and the keyboard shortcuts that answer the oldest card on screen.
 import { untrack } from 'svelte'
+import { isMac } from '../lib/platform'
 import type { ApprovalDecision, ApprovalView, DiffHunk } from '../lib/types'
 
 /**
@@ -95,23 +96,64 @@ export interface CardActions {
   always?: () => void
 }
 
-/** The keys, shown on the buttons too. Alt+letter types nothing in the chat input. */
-export const shortcutKeys = { allow: 'Alt+Y', deny: 'Alt+N', always: 'Alt+A' } as const
+export type ShortcutAction = 'allow' | 'deny' | 'always'
 
-const codes: Record<string, keyof typeof shortcutKeys> = { KeyY: 'allow', KeyN: 'deny', KeyA: 'always' }
 
 /**
- * The cards waiting on screen, oldest first. A shortcut answers the oldest one the person can
- * see; only a real key press does (a synthetic event is ignored), so text the model wrote can
- * never answer an approval.
+ * The keys for each platform: a label for the buttons and the aria-keyshortcuts value. Alt+letter
+ * types nothing in the chat input on Linux and Windows; on a Mac Option+letter does, so Control
+ * is held with it there.
+ */
+export function shortcutKeysFor(mac: boolean): Record<ShortcutAction, { label: string; aria: string; keys: string[] }> {
+  const k = (letter: string) =>
+    mac
+      ? { label: `⌃⌥${letter}`, aria: `Control+Alt+${letter}`, keys: ['⌃', '⌥', letter] }
+      : { label: `Alt+${letter}`, aria: `Alt+${letter}`, keys: ['Alt', letter] }
+  return { allow: k('Y'), deny: k('N'), always: k('A') }
+}
+
+export const shortcutKeys = shortcutKeysFor(isMac)
+
+const letters: Record<string, ShortcutAction> = { y: 'allow', n: 'deny', a: 'always' }
+
+type KeyEvent = Pick<
+  KeyboardEvent,
+  'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'key' | 'isTrusted' | 'repeat' | 'isComposing' | 'preventDefault'
+>
+
+/**
+ * Which action a key press asks for, or null. Matched on the character the key gives (e.key) so
+ * that the letter printed on the key counts on every layout (AZERTY, QWERTZ); a dead key, an IME
+ * composition, auto-repeat or any other modifier asks for nothing.
+ */
+export function shortcutAction(e: KeyEvent, mac: boolean): ShortcutAction | null {
+  if (!e.isTrusted || e.repeat || e.isComposing || !e.altKey || e.metaKey || e.shiftKey) return null
+  if (e.ctrlKey !== mac) return null // Ctrl+Alt is AltGr on Windows; on a Mac Control is required
+  const key = e.key.length === 1 ? e.key.toLowerCase() : ''
+  return Object.hasOwn(letters, key) ? letters[key] : null
+}
+
+/**
+ * The cards waiting in the chat, oldest first. A shortcut answers the oldest one the person can
+ * see in the chat's scroll area, never while a dialog is open; only a real key press does (a
+ * synthetic event is ignored), so text the model wrote can never answer an approval.
  */
 export class ApprovalShortcuts {
   cards = $state<{ id: string; actions: CardActions }[]>([])
+  /** Bumped when the chat scrolls or the window resizes, so the target is worked out again. */
+  #moved = $state(0)
   #listening = false
 
-  /** The card the shortcuts answer, if it is on screen. */
+  constructor(
+    readonly mac = isMac,
+    /** Whether a dialog (Settings, the shortcuts help…) is open: the keys are then its own. */
+    readonly dialogOpen = () => typeof document !== 'undefined' && document.querySelector('dialog[open]') !== null,
+  ) {}
+
+  /** The card the shortcuts answer (it shows the keys on its buttons), or "". */
   get target(): string {
-    return this.cards.find((c) => visible(c.actions.element()))?.id ?? ''
+    void this.#moved
+    return this.cards.find((c) => onScreen(c.actions.element()))?.id ?? ''
   }
 
   /** Adds a card; untracked, so a component may call it from an effect without depending on the list. */
@@ -123,6 +165,17 @@ export class ApprovalShortcuts {
     if (!this.#listening && typeof window !== 'undefined') {
       // Capture: the chat input keeps focus and must not see the key first.
       window.addEventListener('keydown', (e) => this.handle(e), true)
+      let queued = false
+      const moved = () => {
+        if (queued) return
+        queued = true
+        requestAnimationFrame(() => {
+          queued = false
+          this.#moved++
+        })
+      }
+      window.addEventListener('scroll', moved, { capture: true, passive: true })
+      window.addEventListener('resize', moved, { passive: true })
       this.#listening = true
     }
     this.cards.push({ id, actions })
@@ -132,11 +185,11 @@ export class ApprovalShortcuts {
   }
 
   /** Handles a keydown; true when it answered a card. */
-  handle(e: Pick<KeyboardEvent, 'altKey' | 'ctrlKey' | 'metaKey' | 'shiftKey' | 'code' | 'isTrusted' | 'repeat' | 'preventDefault'>): boolean {
-    const which = codes[e.code]
-    if (!which || !e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || !e.isTrusted || e.repeat) return false
-    const card = this.cards.find((c) => c.id === this.target)
-    const act = card?.actions[which]
+  handle(e: KeyEvent): boolean {
+    const which = shortcutAction(e, this.mac)
+    if (!which || this.dialogOpen()) return false
+    const target = this.target
+    const act = this.cards.find((c) => c.id === target)?.actions[which]
     if (!act) return false
     e.preventDefault()
     act()
@@ -144,9 +197,18 @@ export class ApprovalShortcuts {
   }
 }
 
-function visible(el: HTMLElement | undefined): boolean {
+/** Whether a card shows at least partly inside the chat's scroll area (or the window). */
+function onScreen(el: HTMLElement | undefined): boolean {
   if (!el?.isConnected) return false
-  return typeof el.checkVisibility !== 'function' || el.checkVisibility()
+  if (typeof el.checkVisibility === 'function' && !el.checkVisibility()) return false
+  if (typeof el.getBoundingClientRect !== 'function') return true
+  const r = el.getBoundingClientRect()
+  if (r.height <= 0) return false
+  const area = el.closest?.('[data-chat-scroll]')?.getBoundingClientRect() ?? {
+    top: 0,
+    bottom: typeof window !== 'undefined' ? window.innerHeight : Infinity,
+  }
+  return r.bottom > area.top && r.top < area.bottom
 }
 
 export const approvalShortcuts = new ApprovalShortcuts()

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { ApprovalView, DiffHunk } from '../lib/types'
-import { applyHunks, ApprovalShortcuts, EditProposal, sensitiveReason } from './approvals.svelte'
+import { applyHunks, ApprovalShortcuts, EditProposal, sensitiveReason, shortcutAction, shortcutKeysFor } from './approvals.svelte'
 
 // Hunks as the backend's diff.Hunks makes them, and what its diff.ApplyHunks answers.
 const before = 'a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\n'
@@ -72,16 +72,18 @@ describe('EditProposal', () => {
 })
 
 describe('ApprovalShortcuts', () => {
-  const key = (code: string, over: Partial<KeyboardEvent> = {}) => ({
-    code, altKey: true, ctrlKey: false, metaKey: false, shiftKey: false, isTrusted: true, repeat: false,
+  // A key press on Linux/Windows (Alt+letter) as the browser reports it: e.key is what the key types.
+  const key = (k: string, over: Partial<KeyboardEvent> = {}) => ({
+    key: k, altKey: true, ctrlKey: false, metaKey: false, shiftKey: false, isTrusted: true, repeat: false, isComposing: false,
     preventDefault: vi.fn(), ...over,
   })
   // In Node there is no DOM: a card counts as on screen when it has an element that is connected.
   const el = (connected = true) => ({ isConnected: connected }) as HTMLElement
   const actions = (connected = true) => ({ element: () => el(connected), allow: vi.fn(), deny: vi.fn(), always: vi.fn() })
+  const noDialog = () => false
 
   it('answers the oldest card on screen, and only for a real Alt+key press', () => {
-    const s = new ApprovalShortcuts()
+    const s = new ApprovalShortcuts(false, noDialog)
     const hidden = actions(false)
     const first = actions()
     const second = actions()
@@ -90,13 +92,15 @@ describe('ApprovalShortcuts', () => {
     s.register('second', second)
     expect(s.target).toBe('first')
 
-    expect(s.handle(key('KeyY', { isTrusted: false }))).toBe(false)
-    expect(s.handle(key('KeyY', { altKey: false }))).toBe(false)
-    expect(s.handle(key('KeyY', { ctrlKey: true }))).toBe(false)
-    expect(s.handle(key('KeyQ'))).toBe(false)
+    expect(s.handle(key('y', { isTrusted: false }))).toBe(false)
+    expect(s.handle(key('y', { altKey: false }))).toBe(false)
+    expect(s.handle(key('y', { ctrlKey: true }))).toBe(false) // AltGr on Windows
+    expect(s.handle(key('y', { repeat: true }))).toBe(false)
+    expect(s.handle(key('y', { isComposing: true }))).toBe(false)
+    expect(s.handle(key('q'))).toBe(false)
     expect(first.allow).not.toHaveBeenCalled()
 
-    const e = key('KeyY')
+    const e = key('y')
     expect(s.handle(e)).toBe(true)
     expect(e.preventDefault).toHaveBeenCalled()
     expect(first.allow).toHaveBeenCalledOnce()
@@ -104,18 +108,85 @@ describe('ApprovalShortcuts', () => {
 
     unregister()
     expect(s.target).toBe('second')
-    s.handle(key('KeyN'))
+    s.handle(key('n'))
     expect(second.deny).toHaveBeenCalledOnce()
-    s.handle(key('KeyA'))
+    s.handle(key('A')) // Caps Lock on
     expect(second.always).toHaveBeenCalledOnce()
   })
 
-  it('offers no Alt+A where the card has no "always" (critical commands)', () => {
-    const s = new ApprovalShortcuts()
+  it('goes by the letter on the key, whatever the layout', () => {
+    const s = new ApprovalShortcuts(false, noDialog)
+    const card = actions()
+    s.register('c', card)
+    // AZERTY: the key labelled Q sits where QWERTY has A; it types q and must not "always allow".
+    expect(s.handle(key('q', { code: 'KeyA' } as Partial<KeyboardEvent>))).toBe(false)
+    expect(card.always).not.toHaveBeenCalled()
+    // QWERTZ: Z sits where QWERTY has Y, and Y where Z is.
+    expect(s.handle(key('z', { code: 'KeyY' } as Partial<KeyboardEvent>))).toBe(false)
+    expect(s.handle(key('y', { code: 'KeyZ' } as Partial<KeyboardEvent>))).toBe(true)
+    expect(card.allow).toHaveBeenCalledOnce()
+    // A layout whose letters are not Latin types no shortcut letter.
+    expect(s.handle(key('н'))).toBe(false)
+  })
+
+  it('on a Mac wants Control+Option, so typing ñ or å with Option answers nothing', () => {
+    const s = new ApprovalShortcuts(true, noDialog)
+    const card = actions()
+    s.register('c', card)
+    expect(s.handle(key('Dead', { code: 'KeyN' } as Partial<KeyboardEvent>))).toBe(false) // Option+N starts ñ
+    expect(s.handle(key('å'))).toBe(false) // Option+A
+    expect(s.handle(key('n'))).toBe(false) // Option alone, even when the key reports the letter
+    expect(card.deny).not.toHaveBeenCalled()
+    expect(card.always).not.toHaveBeenCalled()
+    expect(s.handle(key('n', { ctrlKey: true, metaKey: true }))).toBe(false)
+    expect(s.handle(key('n', { ctrlKey: true }))).toBe(true)
+    expect(card.deny).toHaveBeenCalledOnce()
+  })
+
+  it('does nothing while a dialog is open (the card is behind it)', () => {
+    let open = true
+    const s = new ApprovalShortcuts(false, () => open)
+    const card = actions()
+    s.register('c', card)
+    expect(s.handle(key('n'))).toBe(false)
+    expect(card.deny).not.toHaveBeenCalled()
+    open = false
+    expect(s.handle(key('n'))).toBe(true)
+  })
+
+  it('targets only a card inside the chat\'s visible area', () => {
+    const s = new ApprovalShortcuts(false, noDialog)
+    const area = { top: 100, bottom: 500 }
+    const at = (top: number, height = 80) =>
+      ({
+        isConnected: true,
+        getBoundingClientRect: () => ({ top, bottom: top + height, height }),
+        closest: () => ({ getBoundingClientRect: () => area }),
+      }) as unknown as HTMLElement
+    const above = { ...actions(), element: () => at(-200) }
+    const shown = { ...actions(), element: () => at(450) }
+    s.register('above', above) // scrolled out of view: the older card, but not the one on screen
+    s.register('shown', shown)
+    expect(s.target).toBe('shown')
+    s.handle(key('y'))
+    expect(shown.allow).toHaveBeenCalledOnce()
+    expect(above.allow).not.toHaveBeenCalled()
+  })
+
+  it('offers no Alt+A where the card has no "always" (critical commands, sensitive files)', () => {
+    const s = new ApprovalShortcuts(false, noDialog)
     const critical = { ...actions(), always: undefined }
     s.register('c', critical)
-    expect(s.handle(key('KeyA'))).toBe(false)
+    expect(s.handle(key('a'))).toBe(false)
     expect(critical.allow).not.toHaveBeenCalled()
+  })
+
+  it('shows the keys of each platform', () => {
+    expect(shortcutKeysFor(false).allow).toEqual({ label: 'Alt+Y', aria: 'Alt+Y', keys: ['Alt', 'Y'] })
+    expect(shortcutKeysFor(true).deny.aria).toBe('Control+Alt+N')
+    expect(shortcutKeysFor(true).deny.label).toBe('⌃⌥N')
+    expect(shortcutAction(key('y'), false)).toBe('allow')
+    expect(shortcutAction(key('y'), true)).toBeNull()
   })
 })
 

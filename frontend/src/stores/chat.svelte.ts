@@ -101,13 +101,15 @@ export class ChatStore {
   }
 
   /** Starts a run. Resolves true when it started (the caller clears the input), false on an error.
-   * The attachments go with it and are cleared once it started. */
+   * The attachments go with it and are cleared once it started; one added meanwhile stays for
+   * the next message. */
   async send(text: string, model: string): Promise<boolean> {
     text = text.trim()
     if (!text) return false
     const attachments = this.attachments.map((a) => ({ ...a }))
     if (!(await this.begin({ text, mode: this.mode, model, attachments, plan: '' }))) return false
-    this.attachments = []
+    const sent = (x: Attachment) => attachments.some((a) => a.path === x.path && a.startLine === x.startLine && a.endLine === x.endLine)
+    this.attachments = this.attachments.filter((x) => !sent(x))
     return true
   }
 

@@ -182,6 +182,18 @@ describe('ChatStore', () => {
     expect(store.attachments).toEqual([])
   })
 
+  it('keeps an attachment added while the send was on its way', async () => {
+    let started!: (v: { sessionId: string; runId: string }) => void
+    vi.mocked(chat.send).mockReturnValueOnce(new Promise((r) => (started = r)))
+    const store = new ChatStore()
+    store.attach({ path: 'src/a.go', startLine: 0, endLine: 0 })
+    const sending = store.send('Explain', 'm')
+    store.attach({ path: 'src/later.go', startLine: 2, endLine: 5 })
+    started({ sessionId: 's1', runId: 'r1' })
+    expect(await sending).toBe(true)
+    expect(store.attachments).toEqual([{ path: 'src/later.go', startLine: 2, endLine: 5 }])
+  })
+
   it('keeps the attachments when Send fails', async () => {
     vi.mocked(chat.send).mockRejectedValue(new BackendError('attachment x.go: no such file'))
     const store = new ChatStore()

@@ -25,10 +25,14 @@ export class PullStore {
     return this.list.filter((p) => p.state === 'running')
   }
 
-  apply(p: PullState) {
+  /**
+   * Shows a download's state. fresh says it is a new attempt (the backend's first event of a pull
+   * says "starting"), which replaces an ended one; otherwise a late progress event (or the late
+   * answer to pull()) must not undo an ending already shown.
+   */
+  apply(p: PullState, fresh = false) {
     const was = this.items[key(p.model)]
-    // A late progress event must not undo an ending already shown.
-    if (was && was.state !== 'running' && p.state === 'running' && was.percent >= p.percent) return
+    if (!fresh && was && was.state !== 'running' && p.state === 'running' && was.percent >= p.percent) return
     this.items = { ...this.items, [key(p.model)]: p }
     if (p.state === 'done' && was?.state !== 'done') {
       void ollamaStore.refresh()
@@ -37,11 +41,15 @@ export class PullStore {
   }
 
   handleEvent(e: GantryEvent) {
-    if (e.type === EventType.ModelPull) this.apply(e.payload as PullState)
+    if (e.type !== EventType.ModelPull) return
+    const p = e.payload as PullState
+    this.apply(p, p.state === 'running' && p.status === 'starting')
   }
 
   async pull(model: string): Promise<boolean> {
     this.error = ''
+    // Trying again after an ending starts a new line rather than keep showing the old ending.
+    if (this.items[key(model)]?.state !== 'running') this.dismiss(model)
     try {
       this.apply(await ollama.pull(model))
       return true

@@ -72,6 +72,35 @@ describe('PullStore', () => {
     expect(store.running).toHaveLength(1)
   })
 
+  it('shows a download started again after it failed, was cancelled or finished', () => {
+    const store = new PullStore()
+    for (const end of ['failed', 'cancelled', 'done'] as const) {
+      store.handleEvent(event(state({ status: 'pulling 3f2a', percent: 80 })))
+      store.handleEvent(event(state({ state: end, percent: end === 'done' ? 100 : 80, error: end === 'failed' ? 'net' : '' })))
+      // Another window (or this one) starts it again: the backend's first event says "starting".
+      store.handleEvent(event(state({ status: 'starting' })))
+      expect(store.list[0].state, end).toBe('running')
+      store.handleEvent(event(state({ status: 'pulling 3f2a', percent: 50 })))
+      expect(store.running, end).toHaveLength(1)
+      expect(store.list[0].percent).toBe(50)
+    }
+  })
+
+  it('starts a new line when this window pulls again, and a late answer does not undo the end', async () => {
+    const store = new PullStore()
+    store.handleEvent(event(state({ state: 'failed', percent: 80, error: 'net' })))
+    let answer!: (p: PullState) => void
+    vi.mocked(ollama.pull).mockReturnValueOnce(new Promise((r) => (answer = r)))
+    const pulling = store.pull('qwen3:4b')
+    expect(store.list).toEqual([]) // the old failure is gone at once
+    store.handleEvent(event(state({ status: 'starting' })))
+    store.handleEvent(event(state({ status: 'pulling 3f2a', percent: 20 })))
+    store.handleEvent(event(state({ state: 'done', status: 'success', percent: 100 })))
+    answer(state({ status: 'starting' })) // the RPC answer arrives after the events
+    expect(await pulling).toBe(true)
+    expect(store.list[0].state).toBe('done')
+  })
+
   it('cancels through the backend', async () => {
     vi.mocked(ollama.cancelPull).mockResolvedValue()
     await new PullStore().cancel('qwen3:4b')

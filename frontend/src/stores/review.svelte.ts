@@ -52,24 +52,34 @@ export class ReviewStore {
     return this.files.filter((f) => f.status === 'pending').length
   }
 
+  // Counts diff loads: only the latest may show, so a slow answer for a file closed or
+  // switched away from meanwhile never lands under another file's name.
+  #diffLoad = 0
+
   async refresh() {
     this.files = await review.files(this.sessionId, this.runId)
-    if (this.open) this.diff = await review.diff(this.sessionId, this.runId, this.open)
+    if (this.open) await this.loadDiff(this.open)
   }
 
-  /** Opens a file's diff, or closes it when it is the open one. */
+  /** Opens a file's diff, or closes it when it is the open one. Works while an action runs. */
   async toggle(path: string) {
+    this.#diffLoad++
+    this.diff = null
     if (this.open === path) {
       this.open = ''
-      this.diff = null
       return
     }
     this.open = path
-    this.diff = null
-    await this.run(async () => {
-      const d = await review.diff(this.sessionId, this.runId, path)
-      if (this.open === path) this.diff = d
-    }, false)
+    await this.loadDiff(path).catch((err) => {
+      if (this.open === path) this.error = (err as Error).message ?? String(err)
+    })
+  }
+
+  /** Loads the open file's diff; a load overtaken by a newer one changes nothing. */
+  private async loadDiff(path: string) {
+    const load = ++this.#diffLoad
+    const d = await review.diff(this.sessionId, this.runId, path)
+    if (load === this.#diffLoad && this.open === path) this.diff = d
   }
 
   keep = (path: string) => this.run(() => review.keep(this.sessionId, this.runId, path))
@@ -85,16 +95,16 @@ export class ReviewStore {
   }
 
   /** Runs one action at a time and refreshes after it, showing its failure instead of throwing. */
-  private async run(action: () => Promise<unknown>, refresh = true) {
+  private async run(action: () => Promise<unknown>) {
     if (this.busy) return
     this.busy = true
     this.error = ''
     try {
       await action()
-      if (refresh) await this.refresh()
+      await this.refresh()
     } catch (err) {
       this.error = (err as Error).message ?? String(err)
-      if (refresh) await this.refresh().catch(() => {})
+      await this.refresh().catch(() => {})
     } finally {
       this.busy = false
     }

@@ -95,3 +95,50 @@ describe('conflicts', () => {
     expect(conflictText({ ...conflict, unrecorded: true, agentExists: false })).toContain('never')
   })
 })
+
+describe('diffs and actions racing', () => {
+  const deferred = <T,>() => {
+    let resolve!: (v: T) => void
+    const promise = new Promise<T>((r) => (resolve = r))
+    return { promise, resolve }
+  }
+  const diff = (path: string) => ({ path, binary: false, before: '', after: path, hunks: [] })
+
+  it('opens another file while the first diff is loading, and only the latest shows', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({}), file({ path: 'b.txt' })])
+    const slow = deferred<ReturnType<typeof diff>>()
+    vi.mocked(review.diff).mockReturnValueOnce(slow.promise).mockResolvedValueOnce(diff('b.txt'))
+    const first = s.toggle('a.txt')
+    const second = s.toggle('b.txt')
+    slow.resolve(diff('a.txt'))
+    await Promise.all([first, second])
+    expect(s.open).toBe('b.txt')
+    expect(s.diff?.path).toBe('b.txt')
+  })
+
+  it('opens a file while Keep is running, and the refresh does not put the old diff under it', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({}), file({ path: 'b.txt' })])
+    vi.mocked(review.diff).mockResolvedValueOnce(diff('a.txt'))
+    await s.toggle('a.txt')
+
+    vi.mocked(review.files).mockResolvedValue([file({ status: 'kept' }), file({ path: 'b.txt' })])
+    const refreshed = deferred<ReturnType<typeof diff>>()
+    vi.mocked(review.diff).mockReturnValueOnce(refreshed.promise).mockResolvedValueOnce(diff('b.txt'))
+    const keep = s.keep('a.txt')
+    await vi.waitFor(() => expect(review.diff).toHaveBeenCalledTimes(2)) // the refresh asks for a.txt
+    expect(s.busy).toBe(true)
+    const open = s.toggle('b.txt')
+    refreshed.resolve(diff('a.txt'))
+    await Promise.all([keep, open])
+    expect(s.open).toBe('b.txt')
+    expect(s.diff?.path).toBe('b.txt')
+  })
+
+  it('shows why a diff could not load', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({})])
+    vi.mocked(review.diff).mockRejectedValueOnce(new BackendError('reading a.txt: gone'))
+    await s.toggle('a.txt')
+    expect(s.error).toContain('gone')
+    expect(s.diff).toBeNull()
+  })
+})

@@ -4,12 +4,14 @@ import type { LanguageSupport } from '@codemirror/language'
 
 type Loader = () => Promise<LanguageSupport>
 
-const byExtension: Record<string, Loader> = {}
-const byName: Record<string, Loader> = {}
+// Maps, not plain objects: a file called "constructor" or "__proto__" must not find
+// Object.prototype's members.
+const byExtension = new Map<string, Loader>()
+const byName = new Map<string, Loader>()
 
 function register(loader: Loader, extensions: string[], names: string[] = []) {
-  for (const e of extensions) byExtension[e] = loader
-  for (const n of names) byName[n] = loader
+  for (const e of extensions) byExtension.set(e, loader)
+  for (const n of names) byName.set(n, loader)
 }
 
 register(async () => (await import('@codemirror/lang-javascript')).javascript(), ['js', 'mjs', 'cjs'])
@@ -29,32 +31,45 @@ register(async () => (await import('@codemirror/lang-yaml')).yaml(), ['yaml', 'y
 register(async () => (await import('@codemirror/lang-sql')).sql(), ['sql'])
 
 // Fenced code blocks in markdown name their language rather than a file.
-const aliases: Record<string, string> = {
+const aliases = new Map(Object.entries({
   javascript: 'js', typescript: 'ts', python: 'py', golang: 'go', rust: 'rs', shell: 'sh', bash: 'sh',
   yml: 'yaml', 'c++': 'cpp', markdown: 'md', html: 'html', css: 'css', json: 'json', sql: 'sql', java: 'java',
-}
+}))
 
 function loaderFor(path: string): Loader | undefined {
   const base = path.split(/[\\/]/).pop()?.toLowerCase() ?? ''
-  if (byName[base]) return byName[base]
+  const named = byName.get(base)
+  if (named) return named
   const dot = base.lastIndexOf('.')
-  return dot < 0 ? undefined : byExtension[base.slice(dot + 1)]
+  return dot < 0 ? undefined : byExtension.get(base.slice(dot + 1))
+}
+
+function find(pathOrName: string): Loader | undefined {
+  return loaderFor(pathOrName) ?? loaderFor('x.' + (aliases.get(pathOrName.toLowerCase()) ?? pathOrName))
 }
 
 /** Whether a file (or a fenced block's language name) has syntax highlighting. */
 export function hasLanguage(pathOrName: string): boolean {
-  return loaderFor(pathOrName) !== undefined || loaderFor('x.' + (aliases[pathOrName.toLowerCase()] ?? pathOrName)) !== undefined
+  return find(pathOrName) !== undefined
 }
 
-const loaded = new Map<Loader, Promise<LanguageSupport>>()
+const loaded = new Map<Loader, Promise<LanguageSupport | null>>()
 
-/** The language for a file path or a fence name ("ts", "python"), or null for plain text. */
+/**
+ * The language for a file path or a fence name ("ts", "python"), or null for plain text. Always a
+ * promise, and one that never rejects: a parser that fails to load leaves the file plain.
+ */
 export function loadLanguage(pathOrName: string): Promise<LanguageSupport | null> {
-  const loader = loaderFor(pathOrName) ?? loaderFor('x.' + (aliases[pathOrName.toLowerCase()] ?? pathOrName))
+  const loader = find(pathOrName)
   if (!loader) return Promise.resolve(null)
   let p = loaded.get(loader)
   if (!p) {
-    p = loader()
+    p = Promise.resolve()
+      .then(loader)
+      .catch(() => {
+        loaded.delete(loader) // try again next time
+        return null
+      })
     loaded.set(loader, p)
   }
   return p
