@@ -63,8 +63,9 @@ type ChatService struct {
 	approvals *approval.Manager
 	runs      *runs
 	ctx       context.Context
-	// runFailed is called after a run failed: a run is often the first to see Ollama go away
-	// (or come back), and the status in the UI should not wait for the next periodic check.
+	// runFailed is called after a run failed, or a message could not start one for want of a
+	// model: that is often the first sign that Ollama went away (or came back), and the status
+	// in the UI should not wait for the next periodic check.
 	runFailed func()
 }
 
@@ -142,6 +143,10 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 		model = st.DefaultModel
 	}
 	if model == "" {
+		// Often there is none to pick because Ollama went away: let the status say so now.
+		if s.runFailed != nil {
+			s.runFailed()
+		}
 		return SendResult{}, errors.New("no model chosen: pick one in the chat or set a default model in Settings")
 	}
 	host, err := llm.ResolveHost(st.OllamaHost)

@@ -335,3 +335,22 @@ func TestFailedRunRechecksOllamaStatus(t *testing.T) {
 	require.Eventually(t, func() bool { return !f.app.Ollama.Status().Reachable }, 5*time.Second, 10*time.Millisecond,
 		"the status says Ollama is down without waiting for the periodic check")
 }
+
+func TestSendWithoutAModelRechecksOllamaStatus(t *testing.T) {
+	t.Parallel()
+	f := startChat(t, "")
+	saved := time.Now()
+	_, err := f.app.Settings.Save(config.Settings{OllamaHost: f.fake.URL()})
+	require.NoError(t, err)
+	// Let the checks a settings change starts run out, so only the fix under test can notice.
+	require.Eventually(t, func() bool { return f.app.Ollama.Status().CheckedAt.After(saved) }, 10*time.Second, 10*time.Millisecond)
+	time.Sleep(200 * time.Millisecond)
+	require.True(t, f.app.Ollama.Refresh().Reachable)
+
+	// Ollama goes away; the picker has nothing to offer, so the message names no model.
+	require.NoError(t, f.fake.Close())
+	_, err = f.app.Chat.Send(SendRequest{Text: "Say hello"})
+	require.ErrorContains(t, err, "no model chosen")
+	require.Eventually(t, func() bool { return !f.app.Ollama.Status().Reachable }, 5*time.Second, 10*time.Millisecond,
+		"the status says Ollama is down without waiting for the periodic check")
+}
