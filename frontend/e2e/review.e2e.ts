@@ -30,12 +30,12 @@ const edit = (path: string, old: string, replacement: string) => ({
 })
 
 /** A run in the default mode (plain edits need no approval) that edits two files, then ends. */
-async function runTwoEdits(colorScheme: 'light' | 'dark' = 'light') {
+async function runTwoEdits(colorScheme: 'light' | 'dark' = 'light', second = edit('src/main.go', 'package main', 'package main // agent')) {
   const res = await fetch(`${fake.url}/_fake/turns`, {
     method: 'POST',
     body: JSON.stringify([
       edit('README.md', '# Sample', '# Sample, by the agent'),
-      edit('src/main.go', 'package main', 'package main // agent'),
+      second,
       { chunks: [{ content: 'Both edited. [TASK_COMPLETE]' }] },
     ]),
   })
@@ -49,7 +49,9 @@ async function runTwoEdits(colorScheme: 'light' | 'dark' = 'light') {
   await box.fill('Edit the readme and main.go')
   await box.press('Enter')
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
-  await see(page.getByTestId('review-panel')).toBeVisible()
+  // The panel shows the run's list at once and reads it again from the disk; a test that changes
+  // a file before that read is in would race it.
+  await see(page.getByTestId('review-panel')).toHaveAttribute('aria-busy', 'false')
 }
 
 const row = (path: string) => page.getByTestId('review-file').and(page.locator(`[data-path="${path}"]`))
@@ -78,19 +80,39 @@ test('Keep one file and Undo the other', async () => {
   expect(errors).toEqual([])
 })
 
-test('Undo after the person edited the file asks, and Undo anyway restores it', async () => {
+test('a file the person edits after the run shows as a conflict at once, and Undo anyway restores it', async () => {
   await runTwoEdits()
-  writeFileSync(join(project, 'src', 'main.go'), 'package main // mine\n')
   const main = row('src/main.go')
-  await main.getByRole('button', { name: 'Undo', exact: true }).click()
+  await see(main.getByRole('button', { name: 'Undo', exact: true })).toBeVisible()
+  writeFileSync(join(project, 'src', 'main.go'), 'package main // mine\n')
+  // The file watcher tells the panel; no click needed to find out.
   await see(main).toHaveAttribute('data-status', 'conflict')
   await see(main.getByRole('alert')).toContainText('You changed this file after the agent wrote it')
+  await see(main.getByRole('button', { name: 'Undo', exact: true })).toHaveCount(0)
   expect(read('src/main.go')).toBe('package main // mine\n')
 
   await main.getByRole('button', { name: 'Undo anyway' }).click()
   await see(main).toHaveAttribute('data-status', 'undone')
   expect(read('src/main.go')).toBe('package main\n')
   await see(row('README.md')).toHaveAttribute('data-status', 'pending')
+  expect(errors).toEqual([])
+})
+
+test('Undo of a file changed where the watcher does not look asks before it loses anything', async () => {
+  // debug.log is ignored by the project's .gitignore, so the watcher never reports it: the panel
+  // learns of the person's edit only when Undo finds it.
+  await runTwoEdits('light', edit('debug.log', 'noise', 'noise, by the agent'))
+  const log = row('debug.log')
+  writeFileSync(join(project, 'debug.log'), 'noise, and mine\n')
+  await see(log).toHaveAttribute('data-status', 'pending')
+  await log.getByRole('button', { name: 'Undo', exact: true }).click()
+  await see(log).toHaveAttribute('data-status', 'conflict')
+  await see(log.getByRole('alert')).toContainText('You changed this file after the agent wrote it')
+  expect(read('debug.log')).toBe('noise, and mine\n')
+
+  await log.getByRole('button', { name: 'Undo anyway' }).click()
+  await see(log).toHaveAttribute('data-status', 'undone')
+  expect(read('debug.log')).toBe('noise\n')
   expect(errors).toEqual([])
 })
 
@@ -152,7 +174,6 @@ test('screenshots of the review panel, light and dark', async () => {
   for (const scheme of ['light', 'dark'] as const) {
     await runTwoEdits(scheme)
     writeFileSync(join(project, 'src', 'main.go'), 'package main // mine\n')
-    await row('src/main.go').getByRole('button', { name: 'Undo', exact: true }).click()
     await see(row('src/main.go')).toHaveAttribute('data-status', 'conflict')
     await row('README.md').getByRole('button', { name: 'README.md' }).click()
     await see(row('README.md').locator('.cm-mergeView')).toBeVisible()

@@ -172,11 +172,17 @@ func TestUndoRefusesWhenTheFileChangedAfterTheAgent(t *testing.T) {
 
 	files, err := c.Files(ctx)
 	require.NoError(t, err)
-	conflicts := map[string]bool{}
+	type why struct{ conflict, missing, unrecorded bool }
+	conflicts := map[string]why{}
 	for _, fc := range files {
-		conflicts[fc.Path] = fc.Conflict
+		conflicts[fc.Path] = why{fc.Conflict, fc.Missing, fc.Unrecorded}
 	}
-	require.Equal(t, map[string]bool{f.path("edited.txt"): true, f.path("removed.txt"): true, f.path("recreated.txt"): true, f.path("fine.txt"): false}, conflicts)
+	require.Equal(t, map[string]why{
+		f.path("edited.txt"):    {conflict: true},
+		f.path("removed.txt"):   {conflict: true, missing: true},
+		f.path("recreated.txt"): {conflict: true},
+		f.path("fine.txt"):      {},
+	}, conflicts)
 
 	_, err = c.Undo(ctx, f.path("edited.txt"))
 	var conflict *Conflict
@@ -254,7 +260,7 @@ func TestAWriteThatWasNeverRecorded(t *testing.T) {
 
 	files, err := c.Files(ctx)
 	require.NoError(t, err)
-	require.Equal(t, []FileChange{{Path: f.path("cut.txt"), Status: Pending, Change: Modified, Added: 1, Removed: 1, Conflict: true}}, files,
+	require.Equal(t, []FileChange{{Path: f.path("cut.txt"), Status: Pending, Change: Modified, Added: 1, Removed: 1, Conflict: true, Unrecorded: true}}, files,
 		"what never changed is not listed; what changed unrecorded may be anyone's")
 
 	results, err := c.UndoAll(ctx)

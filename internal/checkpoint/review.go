@@ -40,8 +40,12 @@ type FileChange struct {
 	Added   int  `json:"added"`
 	Removed int  `json:"removed"`
 	Binary  bool `json:"binary,omitempty"`
-	// Conflict: the file is no longer what the agent left, so Undo would refuse.
-	Conflict bool `json:"conflict,omitempty"`
+	// Conflict: the file is no longer what the agent left, so Undo would refuse. Missing and
+	// Unrecorded say why, so the panel can word it before any Undo: the file is gone from disk
+	// now, or the agent's write to it was never recorded (the app stopped first).
+	Conflict   bool `json:"conflict,omitempty"`
+	Missing    bool `json:"missing,omitempty"`
+	Unrecorded bool `json:"unrecorded,omitempty"`
 }
 
 // Files lists the files the run changed, in the order it first changed them. A file the run
@@ -62,6 +66,9 @@ func (c *Checkpoint) Files(ctx context.Context) ([]FileChange, error) {
 		}
 		fc := FileChange{Path: s.Path, Status: Status(s.Status), Change: changeKind(s, st)}
 		fc.Conflict = fc.Status == Pending && (!s.Recorded || !st.is(s.ResultHash))
+		if fc.Conflict {
+			fc.Missing, fc.Unrecorded = !st.exists, !s.Recorded
+		}
 		var before []byte
 		if s.PriorHash != "" {
 			if before, err = c.db.GetBlob(ctx, s.PriorHash); err != nil {

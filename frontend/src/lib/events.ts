@@ -126,7 +126,12 @@ export interface FileChange {
   added: number
   removed: number
   binary?: boolean
+  /** Undo would leave the file alone: it is no longer what the agent left. */
   conflict?: boolean
+  /** Why, when conflict: the file is gone from disk now… */
+  missing?: boolean
+  /** …or the agent's write to it was never recorded (the app stopped first). */
+  unrecorded?: boolean
 }
 
 /** agent.RunFinishedPayload: Message is the final answer when done, else what stopped it. */

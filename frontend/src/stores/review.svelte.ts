@@ -1,23 +1,26 @@
 // The review of one finished run: which files it changed, where each stands, their diffs, and
-// Keep / Undo. Every action refreshes the list from the backend, which reads the disk, so what
-// the panel shows is what is there now (including the person's own later edits).
+// Keep / Undo. Every action, and every change on disk to one of the files, reads the list again
+// from the backend, which reads the disk, so what the panel shows is what is there now
+// (including the person's own later edits).
 import { review } from '../lib/api'
-import type { FileChange } from '../lib/events'
-import type { FileDiff, UndoConflict, UndoResult } from '../lib/types'
+import { onEvent } from '../lib/bridge'
+import { EventType, type FileChange, type WorkspaceChangedPayload } from '../lib/events'
+import type { FileDiff } from '../lib/types'
+import { workspaceStore } from './workspace.svelte'
 
 export type ReviewStatus = 'pending' | 'kept' | 'undone' | 'conflict'
 
 /**
- * Why Undo left a file alone, in plain words, from what the backend found (checkpoint.Conflict);
- * without it (the list only says "conflict") the general case.
+ * Why a waiting file is in conflict (Undo would leave it alone), in plain words, from what the
+ * backend's list says about it (checkpoint.FileChange).
  */
-export function conflictText(c: UndoConflict | undefined): string {
+export function conflictText(f: Pick<FileChange, 'change' | 'missing' | 'unrecorded'>): string {
   switch (true) {
-    case c?.unrecorded:
+    case f.unrecorded:
       return 'This file changed, but the agent’s write to it was never recorded (the app stopped first), so the change may be yours. Undo would replace it with the version from before the run.'
-    case c && !c.diskExists:
+    case f.missing:
       return 'You deleted this file after the agent wrote it. Undo would bring back the version from before the run.'
-    case c && !c.agentExists:
+    case f.change === 'deleted':
       return 'The agent deleted this file and it has been created again since. Undo would replace it with the version from before the run.'
     default:
       return 'You changed this file after the agent wrote it. Undo would lose your change.'
@@ -36,8 +39,8 @@ export class ReviewStore {
   diff = $state<FileDiff | null>(null)
   busy = $state(false)
   error = $state('')
-  /** What the last Undo found about files it left alone, by path. */
-  conflicts = $state<Record<string, UndoConflict>>({})
+  /** The list is being read again. */
+  loading = $state(false)
 
   constructor(
     readonly sessionId: string,
@@ -56,9 +59,52 @@ export class ReviewStore {
   // switched away from meanwhile never lands under another file's name.
   #diffLoad = 0
 
-  async refresh() {
-    this.files = await review.files(this.sessionId, this.runId)
-    if (this.open) await this.loadDiff(this.open)
+  #refreshing: Promise<void> | null = null
+  #again = false
+
+  /**
+   * Reads the list (and the open diff) again. A call while a read is on its way asks for one more
+   * read after it, so what shows is never older than the last change anyone reported.
+   */
+  refresh(): Promise<void> {
+    if (this.#refreshing) {
+      this.#again = true
+      return this.#refreshing
+    }
+    this.loading = true
+    this.#refreshing = (async () => {
+      try {
+        do {
+          this.#again = false
+          this.files = await review.files(this.sessionId, this.runId)
+          if (this.open) await this.loadDiff(this.open)
+        } while (this.#again)
+      } finally {
+        this.#refreshing = null
+        this.loading = false
+      }
+    })()
+    return this.#refreshing
+  }
+
+  /**
+   * Files changed on disk (the watcher's workspaceChanged): when one of this run's files may be
+   * among them, the list is read again, so a file the person edited or deleted shows as a
+   * conflict before they press Undo.
+   */
+  changed(change: WorkspaceChangedPayload) {
+    const touched = (p: string) => this.files.some((f) => f.path === p || f.path.startsWith(p + '/'))
+    if (!change.overflow && !change.more && !change.paths.some(touched)) return
+    this.refresh().catch((err) => (this.error = (err as Error).message ?? String(err)))
+  }
+
+  /** Follows changes on disk in the open project (the run's own). Returns the unsubscribe function. */
+  start(): () => void {
+    return onEvent((e) => {
+      if (e.type !== EventType.WorkspaceChanged) return
+      const change = e.payload as WorkspaceChangedPayload
+      if (change.root === workspaceStore.current?.path) this.changed(change)
+    })
   }
 
   /** Opens a file's diff, or closes it when it is the open one. Works while an action runs. */
@@ -83,16 +129,10 @@ export class ReviewStore {
   }
 
   keep = (path: string) => this.run(() => review.keep(this.sessionId, this.runId, path))
-  undo = (path: string) => this.run(async () => this.noteConflicts([await review.undo(this.sessionId, this.runId, path)]))
+  undo = (path: string) => this.run(() => review.undo(this.sessionId, this.runId, path))
   forceUndo = (path: string) => this.run(() => review.forceUndo(this.sessionId, this.runId, path))
   keepAll = () => this.run(() => review.keepAll(this.sessionId, this.runId))
-  undoAll = () => this.run(async () => this.noteConflicts(await review.undoAll(this.sessionId, this.runId)))
-
-  private noteConflicts(results: UndoResult[]) {
-    const next = { ...this.conflicts }
-    for (const r of results) if (r.conflict) next[r.path] = r.conflict
-    this.conflicts = next
-  }
+  undoAll = () => this.run(() => review.undoAll(this.sessionId, this.runId))
 
   /** Runs one action at a time and refreshes after it, showing its failure instead of throwing. */
   private async run(action: () => Promise<unknown>) {

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { review } from '../lib/api'
 import { BackendError } from '../lib/bridge'
-import type { FileChange } from '../lib/events'
+import type { FileChange, WorkspaceChangedPayload } from '../lib/events'
 import { conflictText, ReviewStore, reviewStatus } from './review.svelte'
 
 vi.mock('../lib/api', () => ({
@@ -68,31 +68,75 @@ describe('ReviewStore', () => {
 })
 
 describe('conflicts', () => {
-  const conflict = { path: 'a.txt', agentExists: true, agentHash: 'h1', diskExists: true, diskHash: 'h2' }
-
-  it('keeps what Undo and Undo all found about each file they left alone', async () => {
-    const s = new ReviewStore('s1', 'r1', [file({ conflict: true }), file({ path: 'b.txt' })])
-    vi.mocked(review.files).mockResolvedValue([file({ conflict: true }), file({ path: 'b.txt', conflict: true })])
-    vi.mocked(review.undo).mockResolvedValue({ path: 'a.txt', change: 'modified', outcome: 'conflicted', conflict })
-    await s.undo('a.txt')
-    expect(s.conflicts['a.txt']).toEqual(conflict)
-
-    const gone = { ...conflict, path: 'b.txt', diskExists: false, diskHash: '' }
-    vi.mocked(review.undoAll).mockResolvedValue([
-      { path: 'a.txt', change: 'modified', outcome: 'conflicted', conflict },
-      { path: 'b.txt', change: 'modified', outcome: 'conflicted', conflict: gone },
-    ])
-    await s.undoAll()
-    expect(s.conflicts['b.txt']).toEqual(gone)
-    expect(s.error).toBe('')
+  it('words each kind of conflict for the person, from what the list says', () => {
+    expect(conflictText(file({ conflict: true }))).toContain('You changed this file after the agent wrote it')
+    expect(conflictText(file({ conflict: true, missing: true }))).toContain('You deleted this file')
+    expect(conflictText(file({ conflict: true, change: 'deleted' }))).toContain('created again')
+    expect(conflictText(file({ conflict: true, change: 'deleted', unrecorded: true }))).toContain('never')
   })
 
-  it('words each kind of conflict for the person', () => {
-    expect(conflictText(conflict)).toContain('You changed this file after the agent wrote it')
-    expect(conflictText(undefined)).toBe(conflictText(conflict))
-    expect(conflictText({ ...conflict, diskExists: false })).toContain('You deleted this file')
-    expect(conflictText({ ...conflict, agentExists: false })).toContain('created again')
-    expect(conflictText({ ...conflict, unrecorded: true, agentExists: false })).toContain('never')
+  it('shows what Undo left alone, and why, from the list read after it', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({}), file({ path: 'b.txt' })])
+    vi.mocked(review.undoAll).mockResolvedValue([])
+    vi.mocked(review.files).mockResolvedValue([file({ status: 'undone' }), file({ path: 'b.txt', conflict: true, missing: true })])
+    await s.undoAll()
+    expect(s.files.map(reviewStatus)).toEqual(['undone', 'conflict'])
+    expect(conflictText(s.files[1])).toContain('You deleted this file')
+    expect(s.error).toBe('')
+  })
+})
+
+describe('changes on disk', () => {
+  const deferred = <T,>() => {
+    let resolve!: (v: T) => void
+    const promise = new Promise<T>((r) => (resolve = r))
+    return { promise, resolve }
+  }
+  const change = (paths: string[], over: Partial<WorkspaceChangedPayload> = {}): WorkspaceChangedPayload => ({
+    root: '/p',
+    dirs: [],
+    paths,
+    more: false,
+    overflow: false,
+    ...over,
+  })
+
+  it('reads the list again only when one of its files, or a folder holding one, may have changed', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({ path: 'src/a.go' })])
+    vi.mocked(review.files).mockResolvedValue([file({ path: 'src/a.go', conflict: true })])
+    s.changed(change(['README.md', 'src/ab.go', 'sr']))
+    expect(review.files).not.toHaveBeenCalled()
+
+    s.changed(change(['src/a.go']))
+    await vi.waitFor(() => expect(s.files[0].conflict).toBe(true))
+    s.changed(change(['src']))
+    s.changed(change([], { overflow: true }))
+    s.changed(change(['x'], { more: true }))
+    await vi.waitFor(() => expect(s.loading).toBe(false))
+    expect(vi.mocked(review.files).mock.calls.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('a change while a read is on its way gets one more read after it, never a stale last word', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({})])
+    const first = deferred<FileChange[]>()
+    vi.mocked(review.files).mockReturnValueOnce(first.promise).mockResolvedValueOnce([file({ conflict: true })])
+    const shown = s.refresh()
+    expect(s.loading).toBe(true)
+    s.changed(change(['a.txt']))
+    s.changed(change(['a.txt']))
+    first.resolve([file({})])
+    await shown
+    expect(review.files).toHaveBeenCalledTimes(2)
+    expect(s.files[0].conflict).toBe(true)
+    expect(s.loading).toBe(false)
+  })
+
+  it('shows why a read after a change failed', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({})])
+    vi.mocked(review.files).mockRejectedValueOnce(new BackendError('reading a.txt: permission denied'))
+    s.changed(change(['a.txt']))
+    await vi.waitFor(() => expect(s.error).toContain('permission denied'))
+    expect(s.loading).toBe(false)
   })
 })
 
