@@ -250,6 +250,7 @@ func resolveWords(words []*syntax.Word) []arg {
 
 // call judges one simple command; s is its statement (for heredocs) when it has one.
 func (a *analyzer) call(args []arg, s *syntax.Stmt, n syntax.Node) {
+	args = a.substituted(args)
 	c, elevated, ok := unwrap(args)
 	if elevated != "" {
 		a.flag(finding{SeverityHigh, "runs with elevated privileges (" + elevated + ")"}, n)
@@ -309,6 +310,9 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd) {
 	stages := a.flatten(b, nil)
 	downloaded, decoded := false, false
 	for i, st := range stages {
+		if i > 0 {
+			a.xargsRun(stages[i-1], st, b)
+		}
 		if c, ok := stageCommand(st); ok && i > 0 && readsStdin(c) {
 			switch {
 			case downloaded:

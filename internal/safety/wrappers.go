@@ -322,14 +322,8 @@ var findActions = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, 
 // find / -delete is as bad as rm -rf / while find . -name '*.o' -delete is routine.
 func (a *analyzer) find(c command, n syntax.Node) {
 	var roots []arg
-	for _, x := range c.args {
-		if strings.HasPrefix(x.text, "-") || x.text == "(" || x.text == "!" {
-			break
-		}
-		roots = append(roots, atDir(a.cwd, x))
-	}
-	if len(roots) == 0 {
-		roots = []arg{atDir(a.cwd, arg{text: ".", static: true})}
+	for _, r := range findRoots(c.args) {
+		roots = append(roots, atDir(a.cwd, r))
 	}
 	for i := 0; i < len(c.args); i++ {
 		switch t := c.args[i].text; {
