@@ -78,6 +78,21 @@ func (p *promptMeter) Chat(ctx context.Context, req llm.ChatRequest, onChunk fun
 	return resp, err
 }
 
+// observe brings the memory up to date with the history.
+func (w *contextWindow) observe(h *history) {
+	w.memory.observe(h.msgs[w.seen:], h.times[w.seen:])
+	w.seen = len(h.msgs)
+}
+
+// noteStaleFiles tells the model which files it knows changed on disk since it saw them.
+func (a *agentRun) noteStaleFiles(ctx context.Context) error {
+	a.window.observe(a.hist)
+	if note := a.window.memory.staleNote(a.req.Workspace); note != "" {
+		return a.hist.add(ctx, api.Message{Role: "user", Content: note})
+	}
+	return nil
+}
+
 // windowedRequest is the next loop request: the system prompt with the current memory, then
 // the history, compacted first when it nears the window.
 func (a *agentRun) windowedRequest(ctx context.Context) []api.Message {
@@ -88,8 +103,7 @@ func (a *agentRun) windowedRequest(ctx context.Context) []api.Message {
 		a.deps.LLM = w.meter
 		w.task = lastUserMessage(a.hist.msgs)
 	}
-	w.memory.observe(a.hist.msgs[w.seen:])
-	w.seen = len(a.hist.msgs)
+	w.observe(a.hist)
 	w.prompt.Memory = w.memory.String()
 	a.system = BuildSystemPrompt(w.prompt)
 
@@ -190,7 +204,7 @@ func (a *agentRun) compact(ctx context.Context, before, numCtx int) {
 	} else if w.task >= 0 {
 		w.task = 0
 	}
-	a.hist.msgs = append(next, msgs[recent:]...)
+	a.hist.replaceBefore(recent, next)
 	w.seen, w.meter.last = len(a.hist.msgs), 0
 	payload.After = a.estimatedTokens()
 	a.emit.state(ctx, events.ContextCompacted, payload)

@@ -31,6 +31,9 @@ type history struct {
 	runID     string
 	now       func() time.Time
 	msgs      []api.Message
+	// times are when each message was saved, index for index: what the model last saw of a
+	// file dates from the result that showed it (stale.go).
+	times []time.Time
 }
 
 // loadHistory reads the session's earlier messages, so a run continues the conversation.
@@ -48,6 +51,7 @@ func loadHistory(ctx context.Context, st MessageStore, sessionID, runID string, 
 			}
 		}
 		h.msgs = append(h.msgs, msg)
+		h.times = append(h.times, m.Time)
 	}
 	return h, nil
 }
@@ -71,7 +75,18 @@ func (h *history) add(ctx context.Context, m api.Message) error {
 		return err
 	}
 	h.msgs = append(h.msgs, m)
+	h.times = append(h.times, rec.Time)
 	return nil
+}
+
+// replaceBefore puts head in place of the messages before i (compaction), dated now.
+func (h *history) replaceBefore(i int, head []api.Message) {
+	times := make([]time.Time, len(head), len(head)+len(h.times)-i)
+	for k := range times {
+		times[k] = h.now()
+	}
+	h.times = append(times, h.times[i:]...)
+	h.msgs = append(head, h.msgs[i:]...)
 }
 
 // request is what one model call sends: the system prompt, then the history, then extra

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
@@ -40,6 +41,11 @@ type memoryNote struct {
 	added, removed int    // summed over the session's changes to the file
 	exitCode       int
 	last           int // seq of the latest use
+	// seen is when the model last saw the file as it is meant to be (its read or its own
+	// change, or a note that it changed), and gone that it was told the file is deleted: what
+	// stale.go compares with the disk.
+	seen time.Time
+	gone bool
 }
 
 func newSessionMemory() *sessionMemory {
@@ -57,9 +63,13 @@ var (
 )
 
 // observe takes the notes of messages appended to the history, in order, on either tool path
-// (a session may switch models).
-func (m *sessionMemory) observe(msgs []api.Message) {
-	for _, msg := range msgs {
+// (a session may switch models). times are when each was saved, index for index (nil: unknown).
+func (m *sessionMemory) observe(msgs []api.Message, times []time.Time) {
+	for i, msg := range msgs {
+		var at time.Time
+		if i < len(times) {
+			at = times[i]
+		}
 		switch msg.Role {
 		case "assistant":
 			m.pending = m.pending[:0]
@@ -70,17 +80,18 @@ func (m *sessionMemory) observe(msgs []api.Message) {
 				m.pending = append(m.pending, toolcall.Extract(msg.Content)...)
 			}
 		case "tool":
-			m.result(msg.ToolName, msg.Content)
+			m.result(msg.ToolName, msg.Content, at)
 		case "user":
 			for _, r := range memTextResultRe.FindAllStringSubmatch(msg.Content, -1) {
-				m.result(r[1], r[2])
+				m.result(r[1], r[2], at)
 			}
+			m.told(msg.Content, at)
 		}
 	}
 }
 
 // result pairs a result with the first waiting call of its tool and notes what it did.
-func (m *sessionMemory) result(tool, content string) {
+func (m *sessionMemory) result(tool, content string, at time.Time) {
 	i := slices.IndexFunc(m.pending, func(c toolcall.Call) bool { return c.Name == tool })
 	if i < 0 {
 		return
@@ -101,17 +112,27 @@ func (m *sessionMemory) result(tool, content string) {
 	case path == "":
 	case tool == "read_file":
 		if head := firstLine(content); strings.HasSuffix(head, "):") {
-			m.note(noteRead, path)
+			m.note(noteRead, path).saw(at)
 		}
 	default:
 		if r := memChangedRe.FindStringSubmatch(firstLine(content)); r != nil {
 			n := m.note(noteChanged, path)
 			n.added, n.removed = n.added+atoi(r[1]), n.removed+atoi(r[2])
+			n.saw(at)
 		} else if r := memCreatedRe.FindStringSubmatch(firstLine(content)); r != nil {
 			n := m.note(noteChanged, path)
 			n.added += atoi(r[1])
+			n.saw(at)
 		}
 	}
+}
+
+// saw records that the model saw the file (as it is on disk) at t.
+func (n *memoryNote) saw(t time.Time) {
+	if t.After(n.seen) {
+		n.seen = t
+	}
+	n.gone = false
 }
 
 func atoi(s string) int {

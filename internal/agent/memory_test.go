@@ -38,7 +38,7 @@ func TestSessionMemoryNative(t *testing.T) {
 		{Role: "tool", ToolName: "run_terminal_command", Content: "The user did not allow this command."},
 		memNativeCall("read_file", map[string]any{"path": "util.go"}),
 		{Role: "tool", ToolName: "read_file", Content: "util.go (10 lines):\n1\tpackage main"},
-	})
+	}, nil)
 	require.Equal(t, "Files changed: new.go (+3 −0), main.go (+3 −2)\n"+
 		"Files read: util.go\n"+
 		"Commands run: `go test ./...` (exit 1)", m.String())
@@ -53,7 +53,7 @@ func TestSessionMemoryTextPath(t *testing.T) {
 		{tool: "read_file", content: "a.go (1 line):\n1\tpackage a"},
 		{tool: "run_terminal_command", content: "a.go\n[exit code 0, 3ms]"},
 	})
-	m.observe(append([]api.Message{{Role: "assistant", Content: calls}}, results...))
+	m.observe(append([]api.Message{{Role: "assistant", Content: calls}}, results...), nil)
 	require.Equal(t, "Files read: a.go\nCommands run: `ls` (exit 0)", m.String())
 }
 
@@ -66,7 +66,7 @@ func TestSessionMemoryKeepsNewest(t *testing.T) {
 		msgs = append(msgs, memNativeCall("read_file", map[string]any{"path": p}),
 			api.Message{Role: "tool", ToolName: "read_file", Content: p + " (1 line):\n1\tx"})
 	}
-	m.observe(msgs)
+	m.observe(msgs, nil)
 	s := m.String()
 	require.LessOrEqual(t, len(s), memoryCap)
 	require.True(t, strings.HasPrefix(s, "Files read: src/package199/file.go, src/package198/file.go"), s)

@@ -184,6 +184,9 @@ func (a *agentRun) maxIterations() int {
 func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 	n := a.maxIterations()
 	for it := 1; it <= n; it++ {
+		if err := a.noteStaleFiles(ctx); err != nil {
+			return RunResult{}, err
+		}
 		ans, err := a.ask(ctx, it, a.windowedRequest(ctx), a.wire)
 		if err != nil {
 			return a.answerFailure(ctx, ans, err)

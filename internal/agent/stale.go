@@ -1,0 +1,135 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"gantry/internal/tools"
+)
+
+// A file the model read or wrote may change on disk before it acts on what it knows: the
+// person edits it between two messages (or undoes the run's change), a formatter or a build the
+// model ran rewrites it. Before each model call the files of the session memory are compared
+// with the disk, and those changed since the model last saw them are named in a note, once per
+// change (SPEC §12). The note is part of the history, so the memory reads it back like
+// everything else: the next run of the session (or the app after a restart) knows it was said.
+// Comparing modification times with the times the history was saved makes this work the
+// same with or without the file watcher (which skips ignored folders, and `gantry run` has
+// none).
+
+// staleNoteHead starts the note; its list has one file per line, "- path" or "- path (deleted)".
+const staleNoteHead = "[Gantry] These files changed on disk since you last read or wrote them (the person or a command changed them). What you know of them is out of date: read them again before you rely on it or edit them."
+
+const (
+	staleItem    = "- "
+	staleDeleted = " (deleted)"
+	// staleListCap bounds the note after a checkout or a big generation step.
+	staleListCap = 20
+)
+
+// staleNote is the note for the files changed since the model saw them, or "" if none did.
+// root is the workspace, against which the memory's paths (as the model wrote them) resolve.
+func (m *sessionMemory) staleNote(root string) string {
+	var changed, deleted []string
+	for _, f := range m.seenFiles(root) {
+		fi, err := os.Stat(f.abs)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			if !f.gone {
+				deleted = append(deleted, f.key)
+			}
+		case err != nil:
+		case msTrunc(fi.ModTime()).After(msTrunc(f.seen)):
+			changed = append(changed, f.key)
+		}
+	}
+	if len(changed)+len(deleted) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(staleNoteHead)
+	n := 0
+	for _, p := range changed {
+		if n++; n <= staleListCap {
+			b.WriteString("\n" + staleItem + p)
+		}
+	}
+	for _, p := range deleted {
+		if n++; n <= staleListCap {
+			b.WriteString("\n" + staleItem + p + staleDeleted)
+		}
+	}
+	if n > staleListCap {
+		fmt.Fprintf(&b, "\n(and %d more)", n-staleListCap)
+	}
+	return b.String()
+}
+
+// told takes a stale note back from the history: its files count as seen when it was saved.
+// A file left out for the cap is named again by the next note.
+func (m *sessionMemory) told(content string, at time.Time) {
+	rest, ok := strings.CutPrefix(content, staleNoteHead)
+	if !ok {
+		return
+	}
+	for line := range strings.SplitSeq(rest, "\n") {
+		p, ok := strings.CutPrefix(line, staleItem)
+		if !ok {
+			continue
+		}
+		p, gone := strings.CutSuffix(p, staleDeleted)
+		for _, n := range m.notes {
+			if n.key == p && n.kind != noteCommand {
+				n.saw(at)
+				n.gone = gone
+			}
+		}
+	}
+}
+
+// seenFile is one file of the memory as the model last saw it.
+type seenFile struct {
+	key  string // as the model named it
+	abs  string
+	seen time.Time
+	gone bool
+}
+
+// seenFiles are the memory's files by where they are on disk (a file read as ./a.go and edited
+// as a.go is one), with the latest time the model saw each, most recently used first (what
+// the note names when it cannot name them all).
+func (m *sessionMemory) seenFiles(root string) []seenFile {
+	notes := make([]*memoryNote, 0, len(m.notes))
+	for _, n := range m.notes {
+		if n.kind != noteCommand && !n.seen.IsZero() {
+			notes = append(notes, n)
+		}
+	}
+	slices.SortFunc(notes, func(a, b *memoryNote) int { return b.last - a.last })
+	var out []seenFile
+	at := map[string]int{}
+	for _, n := range notes {
+		abs, err := tools.ResolveWorkspacePath(root, n.key)
+		if err != nil {
+			continue
+		}
+		if i, ok := at[abs]; ok {
+			if n.seen.After(out[i].seen) {
+				out[i].seen, out[i].gone = n.seen, n.gone
+			}
+			continue
+		}
+		at[abs] = len(out)
+		out = append(out, seenFile{key: n.key, abs: abs, seen: n.seen, gone: n.gone})
+	}
+	return out
+}
+
+// msTrunc compares times at the history's precision: it saves milliseconds, so a file written
+// in the same millisecond as the result that reported it must not look newer.
+func msTrunc(t time.Time) time.Time { return t.Truncate(time.Millisecond) }
