@@ -14,6 +14,7 @@ import (
 	"gantry/internal/config"
 	"gantry/internal/events"
 	"gantry/internal/store"
+	"gantry/internal/terminal"
 )
 
 // Options say where Gantry keeps its files and how it is being shown.
@@ -105,8 +106,9 @@ func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
 	a.Ollama.start(ctx)
 	go func() {
 		defer close(a.done)
-		// Pruning old app events can take a while on a big database and nothing on the first
-		// screen needs it, so it runs next to the Ollama monitor instead of before the window.
+		// Pruning old app events (and projects' sandbox caches unused for a month) can take a
+		// while and nothing on the first screen needs it, so it runs next to the Ollama
+		// monitor instead of before the window.
 		pruned := make(chan struct{})
 		go func() {
 			defer close(pruned)
@@ -114,6 +116,9 @@ func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
 				slog.Warn("pruning app events", "err", err)
 			}
 			TraceStartup("app events pruned")
+			if _, err := terminal.PruneSandboxCaches(time.Now().Add(-terminal.SandboxCacheKept)); err != nil {
+				slog.Warn("pruning sandbox caches", "err", err)
+			}
 		}()
 		a.Ollama.monitor(ctx)
 		<-pruned

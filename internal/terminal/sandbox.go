@@ -324,6 +324,7 @@ func sandboxCacheDir(root string) string {
 	if base, err := os.UserCacheDir(); err == nil {
 		dir := filepath.Join(base, "gantry", "sandbox", name)
 		if os.MkdirAll(dir, 0o700) == nil && privateDir(dir) {
+			markUsed(dir)
 			return dir
 		}
 	}

@@ -1,0 +1,43 @@
+package terminal
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestPruneSandboxCachesRemovesOnlyOnesLongUnused(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	removed, err := PruneSandboxCaches(time.Now())
+	require.NoError(t, err, "no caches yet is not an error")
+	require.Zero(t, removed)
+
+	usedRoot, oldRoot, freshRoot := filepath.Join(t.TempDir(), "used"), filepath.Join(t.TempDir(), "old"), filepath.Join(t.TempDir(), "fresh")
+	used, old, fresh := sandboxCacheDir(usedRoot), sandboxCacheDir(oldRoot), sandboxCacheDir(freshRoot)
+	require.Equal(t, filepath.Join(cache, "gantry", "sandbox"), filepath.Dir(old))
+	// What `go mod download` leaves: read-only folders, which a plain RemoveAll cannot empty
+	// (unless it runs as root).
+	mod := filepath.Join(old, "gomod", "example.com", "m@v1.0.0")
+	require.NoError(t, os.MkdirAll(mod, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "go.mod"), []byte("module m\n"), 0o444))
+	require.NoError(t, os.Chmod(mod, 0o555))
+	require.NoError(t, os.Chmod(filepath.Dir(mod), 0o555))
+
+	longAgo := time.Now().Add(-2 * SandboxCacheKept)
+	for _, dir := range []string{used, old} {
+		require.NoError(t, os.Chtimes(dir, longAgo, longAgo))
+	}
+	// Sandboxing the first project again marks its cache used.
+	require.Equal(t, used, sandboxCacheDir(usedRoot))
+
+	removed, err = PruneSandboxCaches(time.Now().Add(-SandboxCacheKept))
+	require.NoError(t, err)
+	require.Equal(t, 1, removed)
+	require.NoDirExists(t, old)
+	require.DirExists(t, used)
+	require.DirExists(t, fresh)
+}
