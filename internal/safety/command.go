@@ -49,6 +49,10 @@ type analyzer struct {
 	secret  string
 	exposed string
 	network bool
+	// local says the command talks only to this machine (curl localhost:3000): that is how a
+	// project's own server is tried out with its .env loaded, so it does not complete the
+	// pair for exposed; a real secret sent even there is still critical.
+	local bool
 }
 
 // newAnalyzer starts from none; a zero analyzer would start from the empty severity, which
@@ -92,7 +96,10 @@ func (a *analyzer) exfiltration() {
 	if what == "" {
 		what = a.exposed
 	}
-	if what != "" && a.network && a.best.sev != SeverityCritical {
+	if a.secret == "" && !a.network {
+		what = "" // the environment or a .env sent to this machine only
+	}
+	if what != "" && (a.network || a.local) && a.best.sev != SeverityCritical {
 		// The whole command, not the part that completed the pair, shows where it goes.
 		reason := "sends " + what + " over the network"
 		if q := quote(a.src); q != "" {
@@ -281,7 +288,11 @@ func (a *analyzer) call(args []arg, s *syntax.Stmt, n syntax.Node) {
 	}
 	a.reads(c, n)
 	if talksToNetwork(c) {
-		a.network = true
+		if loopbackOnly(c) {
+			a.local = true
+		} else {
+			a.network = true
+		}
 		a.exfiltration()
 	}
 }

@@ -1,6 +1,10 @@
 package safety
 
-import "strings"
+import (
+	"net"
+	"net/url"
+	"strings"
+)
 
 // Sending data out is judged apart from fetching it: an upload, a raw socket or a copy to
 // another machine can carry anything the command read, so each is at least high, and
@@ -27,6 +31,80 @@ func talksToNetwork(c command) bool {
 		}
 	}
 	return false
+}
+
+// httpClientOptions are the options of curl, wget and HTTPie that take a value, so that what
+// is left are the URLs. A flag missing here makes its value look like a URL that is not
+// loopback, which only keeps a command rated as if it went elsewhere.
+var httpClientOptions = map[string]options{
+	"curl": {short: "AbcCdDeEFHKmoQrtTuUwxXYyz", long: []string{
+		"data", "data-raw", "data-binary", "data-urlencode", "data-ascii", "json", "form", "form-string",
+		"header", "output", "user-agent", "request", "user", "referer", "cookie", "cookie-jar",
+		"max-time", "connect-timeout", "retry", "retry-delay", "retry-max-time", "write-out",
+		"upload-file", "range", "cacert", "cert", "key", "config", "dump-header", "proxy",
+		"proxy-user", "resolve", "connect-to", "limit-rate", "max-filesize", "output-dir",
+	}},
+	"wget": {short: "oaOPTtwQeUlDRAIXhB", long: []string{
+		"output-file", "append-output", "output-document", "directory-prefix", "timeout",
+		"tries", "wait", "user-agent", "header", "post-data", "post-file", "body-data",
+		"body-file", "method", "user", "password", "load-cookies", "save-cookies",
+	}},
+	"http": {long: []string{"auth", "session", "session-read-only", "output", "verify", "cert", "cert-key", "proxy", "timeout"}},
+}
+
+// loopbackOnly reports whether an HTTP client command goes to this machine only: every URL
+// it is given names localhost or a loopback address. Anything it cannot tell (a variable, a
+// flag's value taken for a URL) counts as elsewhere.
+func loopbackOnly(c command) bool {
+	name := c.name
+	if name == "https" || name == "xh" {
+		name = "http"
+	}
+	opts, ok := httpClientOptions[name]
+	if !ok {
+		return false
+	}
+	ops := opts.operands(c.args)
+	if name == "http" {
+		method, _ := httpieItems(c)
+		if method != "" && len(ops) > 0 {
+			ops = ops[1:]
+		}
+		ops = ops[:min(len(ops), 1)] // the URL; request items follow it
+	}
+	if v, ok := optionValue(c.args, "--url", "--url"); ok {
+		ops = append(ops, v)
+	}
+	if len(ops) == 0 {
+		return false
+	}
+	for _, op := range ops {
+		if !op.static || !isLoopbackURL(op.text) {
+			return false
+		}
+	}
+	return true
+}
+
+// isLoopbackURL reports whether u (http://localhost:3000/x, 127.0.0.1:8080, [::1]:80,
+// :3000 as HTTPie writes it) names this machine.
+func isLoopbackURL(u string) bool {
+	if strings.HasPrefix(u, ":") { // HTTPie's shorthand for localhost
+		return true
+	}
+	if !strings.Contains(u, "://") {
+		u = "http://" + u
+	}
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(parsed.Hostname())
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 // isRemote reports whether an scp or rsync operand names another machine: host:path,

@@ -230,6 +230,7 @@ func (a *analyzer) nested(code string) {
 		a.exposed = inner.exposed
 	}
 	a.network = a.network || inner.network
+	a.local = a.local || inner.local
 	a.exfiltration()
 }
 
