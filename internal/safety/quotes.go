@@ -73,7 +73,22 @@ func startsPrograms(src, lang string, lits []literal) bool {
 			return true
 		}
 	}
-	return lang != "PHP" && bareSpawn(src, lang)
+	return lang != "PHP" && (bareSpawn(src, lang) || pipeOpen(src, lits))
+}
+
+// pipeOpen finds Perl's and Ruby's open of a pipe, which runs a command: open(F, "|sh"),
+// open(my $fh, "-|", "ls"), open(F, "ls |"), Ruby's open("| cmd").
+func pipeOpen(src string, lits []literal) bool {
+	if !anyToken(src, []string{"open"}) {
+		return false
+	}
+	for _, l := range lits {
+		t := strings.TrimSpace(l.text)
+		if strings.HasPrefix(t, "|") || strings.HasSuffix(t, "|") {
+			return true
+		}
+	}
+	return false
 }
 
 // bareSpawn reports whether src calls one of bareSpawns as a word followed by whitespace
