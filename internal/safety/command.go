@@ -288,7 +288,9 @@ func (a *analyzer) call(args []arg, s *syntax.Stmt, n syntax.Node) {
 	}
 	a.reads(c, n)
 	if talksToNetwork(c) {
-		if loopbackOnly(c) {
+		// A proxy set anywhere in the command (http_proxy=…, export ALL_PROXY=…) sends even
+		// localhost elsewhere.
+		if loopbackOnly(c) && !strings.Contains(strings.ToLower(a.src), "proxy") {
 			a.local = true
 		} else {
 			a.network = true
@@ -322,7 +324,7 @@ func (a *analyzer) pipeline(b *syntax.BinaryCmd) {
 	downloaded, decoded := false, false
 	for i, st := range stages {
 		if i > 0 {
-			a.xargsRun(stages[i-1], st, b)
+			a.xargsRun(stages, i, b)
 		}
 		if c, ok := stageCommand(st); ok && i > 0 && readsStdin(c) {
 			switch {

@@ -171,6 +171,8 @@ func TestAnalyzeCommandPerlRubyCommands(t *testing.T) {
 		{`ruby -e 'open("| rm -rf ~")'`, SeverityCritical, "home directory"},
 		{`perl -e 'open(F, "<", "a.txt"); print <F>'`, SeverityMedium, "runs inline Perl code"},
 		{`perl -e 'open(F, "a.txt") or die "cannot open | a.txt"'`, SeverityMedium, ""},
+		{`perl -e 'open(F,"<","a.txt"); print join("|",<F>)'`, SeverityMedium, ""},
+		{`ruby -e 'puts File.open("a.txt").read.split("|")'`, SeverityMedium, ""},
 
 		// printing, matching and text that mentions the words stay medium
 		{`perl -e 'print "hi"'`, SeverityMedium, "runs inline Perl code"},

@@ -33,6 +33,9 @@ func (a *analyzer) listed(st *syntax.Stmt) (paths []arg, ok bool) {
 	case "find":
 		roots := findRoots(c.args)
 		names := findNames(c.args)
+		if len(roots)*max(1, len(names)) > maxListed {
+			return nil, false
+		}
 		for _, r := range roots {
 			if len(names) == 0 {
 				paths = append(paths, below(r, ""))
@@ -75,9 +78,17 @@ func (a *analyzer) listed(st *syntax.Stmt) (paths []arg, ok bool) {
 			return []arg{below(arg{text: ".", static: true}, "")}, true
 		}
 	case "rg":
-		if hasLongFlag(c.args, "files") {
-			return []arg{below(arg{text: ".", static: true}, "")}, true
+		if !hasLongFlag(c.args, "files") {
+			return nil, false
 		}
+		dirs := searchSpec.opts.operands(c.args) // with --files every operand is a path
+		if len(dirs) == 0 {
+			dirs = []arg{{text: ".", static: true}}
+		}
+		for _, d := range dirs {
+			paths = append(paths, below(d, ""))
+		}
+		return paths, true
 	case "echo", "printf":
 		for _, w := range c.args {
 			if isFlag(w.text) {
@@ -92,8 +103,19 @@ func (a *analyzer) listed(st *syntax.Stmt) (paths []arg, ok bool) {
 	return nil, false
 }
 
-// findRoots are find's starting points (the words before the first expression), "." if none.
+// findRoots are find's starting points (the words before the first expression, after the
+// options -H -L -P -D -O), "." if none.
 func findRoots(args []arg) []arg {
+	for len(args) > 0 {
+		t := args[0].text
+		if t == "-H" || t == "-L" || t == "-P" || strings.HasPrefix(t, "-O") {
+			args = args[1:]
+		} else if t == "-D" && len(args) > 1 {
+			args = args[2:]
+		} else {
+			break
+		}
+	}
 	var roots []arg
 	for _, x := range args {
 		if strings.HasPrefix(x.text, "-") || x.text == "(" || x.text == "!" {
@@ -118,9 +140,19 @@ func findNames(args []arg) []string {
 	return names
 }
 
-// xargsRun judges the program xargs runs with the paths the stage before it lists.
-func (a *analyzer) xargsRun(prev, st *syntax.Stmt, n syntax.Node) {
-	call, ok := st.Cmd.(*syntax.CallExpr)
+// maxListed bounds the paths one listing stands for: each is judged as a command of its own.
+// A longer listing counts as unknown.
+const maxListed = 64
+
+// passThrough are filters that keep a listing a listing: find ~ -name '*.pem' | sort | xargs cat.
+var passThrough = map[string]bool{
+	"sort": true, "uniq": true, "head": true, "tail": true, "grep": true, "egrep": true,
+	"fgrep": true, "rg": true, "cat": true, "tac": true, "shuf": true,
+}
+
+// xargsRun judges the program xargs runs (stage i) with the paths an earlier stage lists.
+func (a *analyzer) xargsRun(stages []*syntax.Stmt, i int, n syntax.Node) {
+	call, ok := stages[i].Cmd.(*syntax.CallExpr)
 	if !ok || len(call.Args) < 2 {
 		return
 	}
@@ -128,20 +160,29 @@ func (a *analyzer) xargsRun(prev, st *syntax.Stmt, n syntax.Node) {
 	if !args[0].static || programName(args[0]) != "xargs" {
 		return
 	}
-	items, ok := a.listed(prev)
-	if !ok || len(items) == 0 {
+	src := i - 1
+	for src > 0 {
+		c, ok := stageCommand(stages[src])
+		if !ok || !passThrough[c.name] || c.name == "rg" && hasLongFlag(c.args, "files") {
+			break
+		}
+		src--
+	}
+	items, ok := a.listed(stages[src])
+	if !ok || len(items) == 0 || len(items) > maxListed {
 		return
 	}
 	rest := args[1:]
-	replace := ""
-	if v, ok := optionValue(rest, "-I", "--replace"); ok {
-		replace = v.text
-	} else if hasShortFlag(rest, 'i') || hasLongFlag(rest, "replace") {
-		replace = "{}"
-	}
 	inner := wrappers["xargs"].skip(rest)
 	if len(inner) == 0 {
 		return // xargs alone runs echo
+	}
+	own := rest[:len(rest)-len(inner)] // xargs' options, not the program's
+	replace := ""
+	if v, ok := optionValue(own, "-I", "--replace"); ok {
+		replace = v.text
+	} else if hasShortFlag(own, 'i') || hasLongFlag(own, "replace") {
+		replace = "{}"
 	}
 	for _, item := range items {
 		a.call(withItem(inner, item, replace), nil, n)
@@ -174,6 +215,7 @@ func (a *analyzer) substituted(args []arg) []arg {
 		ok := false
 		if cs := onlySubst(x.word); cs != nil && len(cs.Stmts) == 1 {
 			items, ok = a.listed(cs.Stmts[0])
+			ok = ok && len(items) <= maxListed
 		}
 		if !ok {
 			if out != nil {

@@ -61,7 +61,7 @@ func loopbackOnly(c command) bool {
 		name = "http"
 	}
 	opts, ok := httpClientOptions[name]
-	if !ok {
+	if !ok || redirected(name, c.args) {
 		return false
 	}
 	ops := opts.operands(c.args)
@@ -84,6 +84,33 @@ func loopbackOnly(c command) bool {
 		}
 	}
 	return true
+}
+
+// redirected reports whether an HTTP client is told to go elsewhere than its URLs say, or
+// to read where from a file: a proxy, curl's --resolve and --connect-to, a config file,
+// wget's -e (any wgetrc command) and input file.
+func redirected(name string, args []arg) bool {
+	var short string
+	var long []string
+	switch name {
+	case "curl":
+		short, long = "xK", []string{"proxy", "preproxy", "socks4", "socks4a", "socks5", "socks5-hostname", "resolve", "connect-to", "config", "doh-url", "unix-socket", "abstract-unix-socket"}
+	case "wget":
+		short, long = "ei", []string{"execute", "input-file", "config", "proxy"}
+	case "http":
+		long = []string{"proxy"}
+	}
+	for i := 0; i < len(short); i++ {
+		if hasShortFlag(args, short[i]) {
+			return true
+		}
+	}
+	for _, l := range long {
+		if hasLongFlag(args, l) {
+			return true
+		}
+	}
+	return false
 }
 
 // isLoopbackURL reports whether u (http://localhost:3000/x, 127.0.0.1:8080, [::1]:80,

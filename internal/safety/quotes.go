@@ -84,7 +84,8 @@ func pipeOpen(src string, lits []literal) bool {
 	}
 	for _, l := range lits {
 		t := strings.TrimSpace(l.text)
-		if strings.HasPrefix(t, "|") || strings.HasSuffix(t, "|") {
+		// "|" alone is a separator (join("|", …)); "-|" and "|-" are open's pipe modes.
+		if t != "|" && (strings.HasPrefix(t, "|") || strings.HasSuffix(t, "|")) {
 			return true
 		}
 	}

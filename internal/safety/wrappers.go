@@ -230,7 +230,11 @@ func (a *analyzer) nested(code string) {
 		a.exposed = inner.exposed
 	}
 	a.network = a.network || inner.network
-	a.local = a.local || inner.local
+	if inner.local && strings.Contains(strings.ToLower(a.src), "proxy") {
+		a.network = true // a proxy set outside the inner code still applies to it
+	} else {
+		a.local = a.local || inner.local
+	}
 	a.exfiltration()
 }
 
