@@ -115,9 +115,10 @@ func (a *agentRun) windowedRequest(ctx context.Context) []api.Message {
 	return a.hist.request(a.system)
 }
 
+// lastUserMessage is the person's latest message (not a note of Gantry's to the model).
 func lastUserMessage(msgs []api.Message) int {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" {
+		if msgs[i].Role == "user" && !strings.HasPrefix(msgs[i].Content, staleNoteHead) {
 			return i
 		}
 	}

@@ -58,9 +58,18 @@ func loadHistory(ctx context.Context, st MessageStore, sessionID, runID string, 
 
 // add saves m and appends it to the history.
 func (h *history) add(ctx context.Context, m api.Message) error {
+	return h.addAt(ctx, m, time.Time{})
+}
+
+// addAt is add for a message dated at (zero: now): a tool's result is dated when the tool
+// finished, not when the whole batch did (stale.go).
+func (h *history) addAt(ctx context.Context, m api.Message, at time.Time) error {
+	if at.IsZero() {
+		at = h.now()
+	}
 	rec := store.Message{
 		SessionID: h.sessionID, RunID: h.runID, Role: m.Role, Content: m.Content,
-		Thinking: m.Thinking, ToolName: m.ToolName, Time: h.now(),
+		Thinking: m.Thinking, ToolName: m.ToolName, Time: at,
 	}
 	if len(m.ToolCalls) > 0 {
 		raw, err := json.Marshal(m.ToolCalls)
@@ -126,10 +135,32 @@ func resultMessages(path ToolPath, results []toolFeedback) []api.Message {
 	return []api.Message{{Role: "user", Content: b.String()}}
 }
 
-// toolFeedback is one call's result as the model reads it.
+// toolFeedback is one call's result as the model reads it, and when the call finished (zero
+// for calls never run).
 type toolFeedback struct {
 	tool    string
 	content string
+	at      time.Time
+}
+
+// resultTimes dates resultMessages' messages: each result when its call finished; the text
+// path's single message when the first of them did, so that nothing a later call of the batch
+// changed looks seen.
+func resultTimes(path ToolPath, results []toolFeedback) []time.Time {
+	if path == PathNative {
+		out := make([]time.Time, len(results))
+		for i, r := range results {
+			out[i] = r.at
+		}
+		return out
+	}
+	var first time.Time
+	for _, r := range results {
+		if !r.at.IsZero() && (first.IsZero() || r.at.Before(first)) {
+			first = r.at
+		}
+	}
+	return []time.Time{first}
 }
 
 // notRunFeedback answers calls that were never run, so the history still pairs every call

@@ -25,6 +25,14 @@ type sessionMemory struct {
 	notes   map[string]*memoryNote // by kind and key
 	seq     int                    // order of the latest note
 	pending []toolcall.Call        // calls of the last assistant message still waiting for results
+	// undone are the files the model's own undo_file and undo_turn put back or deleted, by the
+	// name their result gives: changes it knows of (stale.go).
+	undone map[string]undoneFile
+}
+
+type undoneFile struct {
+	at   time.Time
+	gone bool
 }
 
 type memoryNoteKind int
@@ -49,7 +57,7 @@ type memoryNote struct {
 }
 
 func newSessionMemory() *sessionMemory {
-	return &sessionMemory{notes: map[string]*memoryNote{}}
+	return &sessionMemory{notes: map[string]*memoryNote{}, undone: map[string]undoneFile{}}
 }
 
 var (
@@ -101,6 +109,8 @@ func (m *sessionMemory) result(tool, content string, at time.Time) {
 	path := callPath(c.Arguments)
 
 	switch {
+	case tool == "undo_file" || tool == "undo_turn":
+		m.undid(content, at)
 	case tool == "run_terminal_command":
 		cmd, _ := c.Arguments["command"].(string)
 		exits := memExitRe.FindAllStringSubmatch(content, -1)

@@ -221,8 +221,9 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		}
 		batch := a.tools.run(ctx, it, calls)
 		a.wrote = a.wrote || batch.wrote
-		for _, m := range resultMessages(a.path, batch.feedback) {
-			if err := a.hist.add(ctx, m); err != nil {
+		times := resultTimes(a.path, batch.feedback)
+		for i, m := range resultMessages(a.path, batch.feedback) {
+			if err := a.hist.addAt(ctx, m, times[i]); err != nil {
 				return RunResult{}, err
 			}
 		}

@@ -36,6 +36,7 @@ const (
 // root is the workspace, against which the memory's paths (as the model wrote them) resolve.
 func (m *sessionMemory) staleNote(root string) string {
 	var changed, deleted []string
+	now := time.Now()
 	for _, f := range m.seenFiles(root) {
 		fi, err := os.Stat(f.abs)
 		switch {
@@ -44,6 +45,9 @@ func (m *sessionMemory) staleNote(root string) string {
 				deleted = append(deleted, f.key)
 			}
 		case err != nil:
+		case fi.ModTime().After(now):
+			// Dated in the future (an archive, touch -d, a clock ahead): no change can be
+			// told from its time.
 		case msTrunc(fi.ModTime()).After(msTrunc(f.seen)):
 			changed = append(changed, f.key)
 		}
@@ -92,6 +96,35 @@ func (m *sessionMemory) told(content string, at time.Time) {
 	}
 }
 
+// undoLists are the lines of an undo's result that name files ("Restored 2 files: a, b.",
+// checkpoint's wording), and whether those are gone now.
+var undoLists = []struct {
+	prefix string
+	gone   bool
+}{{"Restored ", false}, {"Deleted ", true}}
+
+// undid notes the files an undo result names as put back or deleted.
+func (m *sessionMemory) undid(content string, at time.Time) {
+	for line := range strings.SplitSeq(content, "\n") {
+		for _, l := range undoLists {
+			if !strings.HasPrefix(line, l.prefix) {
+				continue
+			}
+			_, names, ok := strings.Cut(line, ": ")
+			if !ok {
+				continue
+			}
+			names = strings.TrimSuffix(names, ".")
+			if i := strings.LastIndex(names, " and "); i >= 0 && strings.HasSuffix(names, " more") {
+				names = names[:i] // "… and 3 more": those stay unknown
+			}
+			for name := range strings.SplitSeq(names, ", ") {
+				m.undone[name] = undoneFile{at: at, gone: l.gone}
+			}
+		}
+	}
+}
+
 // seenFile is one file of the memory as the model last saw it.
 type seenFile struct {
 	key  string // as the model named it
@@ -126,6 +159,12 @@ func (m *sessionMemory) seenFiles(root string) []seenFile {
 		}
 		at[abs] = len(out)
 		out = append(out, seenFile{key: n.key, abs: abs, seen: n.seen, gone: n.gone})
+	}
+	for name, u := range m.undone {
+		abs, err := tools.ResolveWorkspacePath(root, name)
+		if i, ok := at[abs]; err == nil && ok && u.at.After(out[i].seen) {
+			out[i].seen, out[i].gone = u.at, u.gone
+		}
 	}
 	return out
 }

@@ -115,3 +115,64 @@ func TestStaleNoteListIsCapped(t *testing.T) {
 	require.Equal(t, 5, strings.Count(rest, "\n"+staleItem), "the files told count as seen; the ones left out come next")
 	require.Contains(t, rest, "\n- pkg/x.go", "newest first: the first file read was left out")
 }
+
+func TestStaleFilesSeenInTheSameBatch(t *testing.T) {
+	t.Parallel()
+	// The command runs after the edit in one batch: the edit's result is dated when the edit
+	// finished, so the command's rewrite is news; the batch's own read and edit are not.
+	f := newRunFixture(t, []fakeollama.Turn{
+		{Chunks: []fakeollama.Chunk{
+			call("edit_file", map[string]any{"path": "main.go", "old": `"helo"`, "new": `"hello"`}),
+			call("run_terminal_command", map[string]any{"command": "sleep 0.01; echo '// formatted' >> main.go"}),
+		}},
+		textTurn("Done. [TASK_COMPLETE]"),
+	}, allowAll)
+	res := f.run(context.Background(), "coder", "fix the typo and format")
+	require.Equal(t, StatusDone, res.Status, res.Message)
+	reqs := f.fake.Requests()
+	require.Len(t, reqs, 2)
+	require.Equal(t, []string{"- main.go"}, staleNotes(reqs[1]))
+}
+
+func TestStaleFilesNotForTheModelsOwnUndo(t *testing.T) {
+	t.Parallel()
+	f := newRunFixture(t, []fakeollama.Turn{
+		{Chunks: []fakeollama.Chunk{call("edit_file", map[string]any{"path": "main.go", "old": `"helo"`, "new": `"hello"`})}},
+		{Chunks: []fakeollama.Chunk{call("write_file", map[string]any{"path": "new.go", "content": "package main\n"})}},
+		{Chunks: []fakeollama.Chunk{call("undo_turn", map[string]any{})}},
+		textTurn("Undone. [TASK_COMPLETE]"),
+	}, allowAll)
+	res := f.run(context.Background(), "coder", "try, then undo")
+	require.Equal(t, StatusDone, res.Status, res.Message)
+	reqs := f.fake.Requests()
+	require.Len(t, reqs, 4)
+	require.Contains(t, reqs[3].Messages[len(reqs[3].Messages)-1].Content, "Restored 1 file: main.go")
+	for i, req := range reqs {
+		require.Empty(t, staleNotes(req), "request %d", i)
+	}
+}
+
+func TestStaleFilesDatedInTheFutureAreLeftAlone(t *testing.T) {
+	t.Parallel()
+	f := newRunFixture(t, []fakeollama.Turn{
+		{Chunks: []fakeollama.Chunk{call("read_file", map[string]any{"path": "main.go"})}},
+		{Chunks: []fakeollama.Chunk{call("run_terminal_command", map[string]any{"command": "echo hi"})}},
+		textTurn("Done. [TASK_COMPLETE]"),
+	}, allowAll)
+	future := time.Now().Add(time.Hour) // an archive from a machine whose clock runs ahead
+	require.NoError(t, os.Chtimes(filepath.Join(f.root, "main.go"), future, future))
+	res := f.run(context.Background(), "coder", "look at main.go")
+	require.Equal(t, StatusDone, res.Status, res.Message)
+	for i, req := range f.fake.Requests() {
+		require.Empty(t, staleNotes(req), "request %d", i)
+	}
+}
+
+func TestStaleNoteIsNeverTakenForThePersonsRequest(t *testing.T) {
+	t.Parallel()
+	msgs := []api.Message{
+		{Role: "user", Content: "REQUEST"},
+		{Role: "user", Content: staleNoteHead + "\n- a.txt"},
+	}
+	require.Equal(t, 0, lastUserMessage(msgs), "compaction keeps the person's request verbatim, not the note")
+}

@@ -51,7 +51,7 @@ func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call
 		case kind == tools.KindEdit && res.Result.ErrorKind == tools.ErrFailed:
 			content += editRetryReminder
 		}
-		out.feedback[i] = toolFeedback{tool: res.Call.Name, content: content}
+		out.feedback[i] = toolFeedback{tool: res.Call.Name, content: content, at: res.Finished}
 	}
 	return out
 }
