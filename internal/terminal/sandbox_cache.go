@@ -5,13 +5,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
 // Each project's sandbox cache (Go's build and module caches, npm's, pip's) can grow to
 // gigabytes, and a project the person stopped opening would keep its cache forever. A cache
-// is marked used whenever a session starts sandboxing in it (its folder's time), and
-// PruneSandboxCaches removes those not used for a while.
+// is marked used by every sandboxed command (its folder's time), and PruneSandboxCaches
+// removes those not used for a while.
 
 // SandboxCacheKept is how long a project's sandbox cache stays after its last use.
 const SandboxCacheKept = 30 * 24 * time.Hour
@@ -40,17 +41,39 @@ func PruneSandboxCaches(cutoff time.Time) (int, error) {
 	removed := 0
 	var errs []error
 	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".pruning-") {
+			_ = removeAll(filepath.Join(parent, e.Name())) // left by a prune that was cut short
+			continue
+		}
 		info, err := e.Info()
 		if err != nil || !e.IsDir() || !info.ModTime().Before(cutoff) {
 			continue
 		}
-		if err := removeAll(filepath.Join(parent, e.Name())); err != nil {
+		gone, err := prune(parent, e.Name(), cutoff)
+		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		removed++
+		if gone {
+			removed++
+		}
 	}
 	return removed, errors.Join(errs...)
+}
+
+// prune removes parent/name unless a session marked it used meanwhile. The folder is first
+// renamed aside, which no session can take any more (one that starts now makes a fresh
+// folder), and its time checked again there: a session that marked it between the listing
+// and the rename gets it back.
+func prune(parent, name string, cutoff time.Time) (bool, error) {
+	dir := filepath.Join(parent, name)
+	aside := filepath.Join(parent, ".pruning-"+name)
+	if err := os.Rename(dir, aside); err != nil {
+		return false, err
+	}
+	if fi, err := os.Stat(aside); err == nil && !fi.ModTime().Before(cutoff) {
+		return false, os.Rename(aside, dir)
+	}
+	return true, removeAll(aside)
 }
 
 // removeAll is os.RemoveAll for trees with read-only folders in them, as Go's module cache

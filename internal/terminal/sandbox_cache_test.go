@@ -41,3 +41,31 @@ func TestPruneSandboxCachesRemovesOnlyOnesLongUnused(t *testing.T) {
 	require.DirExists(t, used)
 	require.DirExists(t, fresh)
 }
+
+func TestSandboxCacheIsMarkedByEveryCommandAndMadeAgainWhenGone(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	s := NewSession(t.TempDir())
+	dir := s.cacheDir()
+	require.DirExists(t, dir)
+
+	longAgo := time.Now().Add(-2 * SandboxCacheKept)
+	require.NoError(t, os.Chtimes(dir, longAgo, longAgo))
+	require.Equal(t, dir, s.cacheDir())
+	fi, err := os.Stat(dir)
+	require.NoError(t, err)
+	require.WithinDuration(t, time.Now(), fi.ModTime(), time.Minute, "a command marks the cache used")
+
+	require.NoError(t, os.RemoveAll(dir)) // pruned, or the person cleared ~/.cache
+	require.Equal(t, dir, s.cacheDir())
+	require.DirExists(t, dir)
+}
+
+func TestPruneSandboxCachesFinishesAPruneCutShort(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	left := filepath.Join(cache, "gantry", "sandbox", ".pruning-proj-0123")
+	require.NoError(t, os.MkdirAll(filepath.Join(left, "gocache"), 0o700))
+	_, err := PruneSandboxCaches(time.Now().Add(-SandboxCacheKept))
+	require.NoError(t, err)
+	require.NoDirExists(t, left)
+}

@@ -175,13 +175,16 @@ func (s *Session) realDir(dir string) string {
 	return dir
 }
 
-// cacheDir makes the project's sandbox cache on first use.
+// cacheDir is the project's sandbox cache, marked used for this command; it is made (again)
+// when missing, after a prune or the person clearing ~/.cache.
 func (s *Session) cacheDir() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cache == "" {
-		s.cache = sandboxCacheDir(s.realRoot)
+	if fi, err := os.Stat(s.cache); s.cache != "" && err == nil && fi.IsDir() {
+		markUsed(s.cache)
+		return s.cache
 	}
+	s.cache = sandboxCacheDir(s.realRoot)
 	return s.cache
 }
 
