@@ -5,7 +5,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { shot, openProject, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, toolResults, type FakeOllama, type Gantry } from './harness'
+import { shot, openProject, queueTurns, sendTask, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, toolResults, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
 
 let dirs: ReturnType<typeof tempDirs>
@@ -113,6 +113,33 @@ test('Undo of a file changed where the watcher does not look asks before it lose
   await log.getByRole('button', { name: 'Undo anyway' }).click()
   await see(log).toHaveAttribute('data-status', 'undone')
   expect(read('debug.log')).toBe('noise\n')
+  expect(errors).toEqual([])
+})
+
+test('a file a later run changed again is worded as that, not as the person\'s edit', async () => {
+  await queueTurns(fake, [
+    edit('README.md', '# Sample', '# Sample, by the agent'),
+    { chunks: [{ content: 'Edited. [TASK_COMPLETE]' }] },
+    edit('README.md', '# Sample, by the agent', '# Sample, twice'),
+    { chunks: [{ content: 'Edited again. [TASK_COMPLETE]' }] },
+  ])
+  gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
+  ;({ page, errors } = await openPage(gantry.url, 'light'))
+  project = makeProject()
+  await openProject(page, project)
+  await page.getByLabel('Model').selectOption('qwen3:4b')
+  await sendTask(page, 'Edit the readme')
+  await see(page.getByTestId('review-panel')).toHaveAttribute('aria-busy', 'false')
+  await sendTask(page, 'Edit it again')
+  await see(page.getByTestId('review-panel')).toHaveCount(2)
+
+  const first = page.getByTestId('review-panel').first().getByTestId('review-file')
+  await see(first).toHaveAttribute('data-status', 'conflict')
+  await see(first).toContainText('Changed by a later run')
+  await see(first.getByRole('alert')).toContainText('A later run changed this file again')
+  await shot(page, 'review-later-run')
+  await see(page.getByTestId('review-panel').last().getByTestId('review-file')).toHaveAttribute('data-status', 'pending')
+  expect(read('README.md')).toBe('# Sample, twice\n')
   expect(errors).toEqual([])
 })
 

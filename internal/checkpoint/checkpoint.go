@@ -86,9 +86,10 @@ func Open(ctx context.Context, db *store.DB, runID string) (*Checkpoint, error) 
 
 // Checkpoint holds the files one run changed. Paths are absolute, as the tools resolve them.
 type Checkpoint struct {
-	db    *store.DB
-	id    int64
-	roots []string // the workspace, and the same with links resolved when that differs
+	db      *store.DB
+	id      int64
+	session string
+	roots   []string // the workspace, and the same with links resolved when that differs
 }
 
 func newCheckpoint(db *store.DB, rec store.Checkpoint, workspace string) *Checkpoint {
@@ -99,7 +100,7 @@ func newCheckpoint(db *store.DB, rec store.Checkpoint, workspace string) *Checkp
 	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
 		roots = append(roots, real)
 	}
-	return &Checkpoint{db: db, id: rec.ID, roots: roots}
+	return &Checkpoint{db: db, id: rec.ID, session: rec.SessionID, roots: roots}
 }
 
 // Close marks the end of the run: no more snapshots. Keep and undo still work.

@@ -397,3 +397,40 @@ func TestAClosedCheckpointTakesNoSnapshots(t *testing.T) {
 	require.NoError(t, second.Close(ctx))
 	require.True(t, errors.Is(second.SnapshotBeforeEdit(ctx, f.path("c.txt")), ErrClosed))
 }
+
+func TestFilesSaysWhenALaterRunChangedAFile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	f.put(t, "a.txt", "v1\n", 0o644)
+	f.put(t, "b.txt", "v1\n", 0o644)
+	f.put(t, "gone.txt", "v1\n", 0o644)
+	first := f.begin(t, "r1")
+	f.agentWrites(t, first, "a.txt", "run 1\n")
+	f.agentWrites(t, first, "b.txt", "run 1\n")
+	f.agentDeletes(t, first, "gone.txt")
+	require.NoError(t, first.Close(ctx))
+
+	second := f.begin(t, "r2")
+	f.agentWrites(t, second, "a.txt", "run 2\n")
+	f.agentWrites(t, second, "gone.txt", "made again by run 2\n")
+	f.put(t, "b.txt", "the person's\n", 0o644)
+
+	files, err := first.Files(ctx)
+	require.NoError(t, err)
+	later := map[string][2]bool{}
+	for _, fc := range files {
+		later[fc.Path] = [2]bool{fc.Conflict, fc.LaterRun}
+	}
+	require.Equal(t, map[string][2]bool{
+		f.path("a.txt"):    {true, true},
+		f.path("b.txt"):    {true, false},
+		f.path("gone.txt"): {true, true},
+	}, later)
+
+	files, err = second.Files(ctx)
+	require.NoError(t, err)
+	for _, fc := range files {
+		require.False(t, fc.LaterRun, fc.Path)
+	}
+}

@@ -46,6 +46,8 @@ type FileChange struct {
 	Conflict   bool `json:"conflict,omitempty"`
 	Missing    bool `json:"missing,omitempty"`
 	Unrecorded bool `json:"unrecorded,omitempty"`
+	// LaterRun: a later run of the session changed the file from what this one left.
+	LaterRun bool `json:"laterRun,omitempty"`
 }
 
 // Files lists the files the run changed, in the order it first changed them. A file the run
@@ -68,6 +70,11 @@ func (c *Checkpoint) Files(ctx context.Context) ([]FileChange, error) {
 		fc.Conflict = fc.Status == Pending && (!s.Recorded || !st.is(s.ResultHash))
 		if fc.Conflict {
 			fc.Missing, fc.Unrecorded = !st.exists, !s.Recorded
+			if s.Recorded {
+				if fc.LaterRun, err = c.db.ChangedLater(ctx, c.session, c.id, s.Path, s.ResultHash); err != nil {
+					return nil, err
+				}
+			}
 		}
 		var before []byte
 		if s.PriorHash != "" {

@@ -194,6 +194,22 @@ func (db *DB) Snapshot(ctx context.Context, checkpointID int64, path string) (Fi
 	return s, nil
 }
 
+// ChangedLater reports whether a later checkpoint of the same session changed path starting
+// from from (the hash of what the earlier run left there, "" when it left no file): the file
+// moved on through a later run of the agent, not through the person.
+func (db *DB) ChangedLater(ctx context.Context, sessionID string, checkpointID int64, path, from string) (bool, error) {
+	var found bool
+	err := db.sql.QueryRowContext(ctx, `
+		SELECT EXISTS (SELECT 1 FROM file_snapshots s JOIN checkpoints c ON c.id = s.checkpoint_id
+			WHERE c.session_id = ? AND c.id > ? AND s.path = ?
+			AND (s.prior_hash = ? OR (? = '' AND s.prior_hash IS NULL)))`,
+		sessionID, checkpointID, path, from, from).Scan(&found)
+	if err != nil {
+		return false, fmt.Errorf("reading later changes of %s: %w", path, err)
+	}
+	return found, nil
+}
+
 // Snapshots returns a checkpoint's snapshots in the order the run first touched the files.
 func (db *DB) Snapshots(ctx context.Context, checkpointID int64) ([]FileSnapshot, error) {
 	rows, err := db.sql.QueryContext(ctx,

@@ -130,8 +130,10 @@ export interface FileChange {
   conflict?: boolean
   /** Why, when conflict: the file is gone from disk now… */
   missing?: boolean
-  /** …or the agent's write to it was never recorded (the app stopped first). */
+  /** …or the agent's write to it was never recorded (the app stopped first)… */
   unrecorded?: boolean
+  /** …or a later run of the session changed it from what this run left. */
+  laterRun?: boolean
 }
 
 /** agent.RunFinishedPayload: Message is the final answer when done, else what stopped it. */

@@ -14,8 +14,10 @@ export type ReviewStatus = 'pending' | 'kept' | 'undone' | 'conflict'
  * Why a waiting file is in conflict (Undo would leave it alone), in plain words, from what the
  * backend's list says about it (checkpoint.FileChange).
  */
-export function conflictText(f: Pick<FileChange, 'change' | 'missing' | 'unrecorded'>): string {
+export function conflictText(f: Pick<FileChange, 'change' | 'missing' | 'unrecorded' | 'laterRun'>): string {
   switch (true) {
+    case f.laterRun:
+      return 'A later run changed this file again. Undo would put back the version from before this run and lose that later change too; undo the later run’s change first.'
     case f.unrecorded:
       return 'This file changed, but the agent’s write to it was never recorded (the app stopped first), so the change may be yours. Undo would replace it with the version from before the run.'
     case f.missing:

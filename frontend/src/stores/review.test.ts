@@ -73,6 +73,7 @@ describe('conflicts', () => {
     expect(conflictText(file({ conflict: true, missing: true }))).toContain('You deleted this file')
     expect(conflictText(file({ conflict: true, change: 'deleted' }))).toContain('created again')
     expect(conflictText(file({ conflict: true, change: 'deleted', unrecorded: true }))).toContain('never')
+    expect(conflictText(file({ conflict: true, laterRun: true }))).toContain('A later run changed this file')
   })
 
   it('shows what Undo left alone, and why, from the list read after it', async () => {
