@@ -43,6 +43,8 @@ export class ReviewStore {
   error = $state('')
   /** The list is being read again. */
   loading = $state(false)
+  /** The list has been read from the backend at least once (not only the run's own account). */
+  read = $state(false)
 
   constructor(
     readonly sessionId: string,
@@ -79,6 +81,7 @@ export class ReviewStore {
         do {
           this.#again = false
           this.files = await review.files(this.sessionId, this.runId)
+          this.read = true
           if (this.open) await this.loadDiff(this.open)
         } while (this.#again)
       } finally {
@@ -95,8 +98,22 @@ export class ReviewStore {
    * conflict before they press Undo.
    */
   changed(change: WorkspaceChangedPayload) {
+    if (!this.#shown) return // its first read, when it comes into view, will be fresh
     const touched = (p: string) => this.files.some((f) => f.path === p || f.path.startsWith(p + '/'))
     if (!change.overflow && !change.more && !change.paths.some(touched)) return
+    this.refresh().catch((err) => (this.error = (err as Error).message ?? String(err)))
+  }
+
+  #shown = false
+
+  /**
+   * The panel came into view: the first time, the list is read (files may have been kept,
+   * undone or edited since the run ended). A long session reopened reads only the panels the
+   * person scrolls to, not one per run at once.
+   */
+  shown() {
+    if (this.#shown) return
+    this.#shown = true
     this.refresh().catch((err) => (this.error = (err as Error).message ?? String(err)))
   }
 

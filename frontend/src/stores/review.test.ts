@@ -102,9 +102,25 @@ describe('changes on disk', () => {
     ...over,
   })
 
+  it('reads the list when it first comes into view, and not before', async () => {
+    const s = new ReviewStore('s1', 'r1', [file({})])
+    vi.mocked(review.files).mockResolvedValue([file({ status: 'kept' })])
+    expect(s.read).toBe(false)
+    s.changed(change(['a.txt']))
+    expect(review.files).not.toHaveBeenCalled()
+    s.shown()
+    s.shown()
+    await vi.waitFor(() => expect(s.read).toBe(true))
+    expect(review.files).toHaveBeenCalledTimes(1)
+    expect(s.files[0].status).toBe('kept')
+  })
+
   it('reads the list again only when one of its files, or a folder holding one, may have changed', async () => {
     const s = new ReviewStore('s1', 'r1', [file({ path: 'src/a.go' })])
-    vi.mocked(review.files).mockResolvedValue([file({ path: 'src/a.go', conflict: true })])
+    vi.mocked(review.files).mockResolvedValue([file({ path: 'src/a.go' })])
+    s.shown()
+    await vi.waitFor(() => expect(s.read).toBe(true))
+    vi.mocked(review.files).mockClear().mockResolvedValue([file({ path: 'src/a.go', conflict: true })])
     s.changed(change(['README.md', 'src/ab.go', 'sr']))
     expect(review.files).not.toHaveBeenCalled()
 
@@ -121,6 +137,7 @@ describe('changes on disk', () => {
     const s = new ReviewStore('s1', 'r1', [file({})])
     const first = deferred<FileChange[]>()
     vi.mocked(review.files).mockReturnValueOnce(first.promise).mockResolvedValueOnce([file({ conflict: true })])
+    s.shown()
     const shown = s.refresh()
     expect(s.loading).toBe(true)
     s.changed(change(['a.txt']))
@@ -134,7 +151,9 @@ describe('changes on disk', () => {
 
   it('shows why a read after a change failed', async () => {
     const s = new ReviewStore('s1', 'r1', [file({})])
-    vi.mocked(review.files).mockRejectedValueOnce(new BackendError('reading a.txt: permission denied'))
+    vi.mocked(review.files).mockResolvedValueOnce([file({})]).mockRejectedValueOnce(new BackendError('reading a.txt: permission denied'))
+    s.shown()
+    await vi.waitFor(() => expect(s.read).toBe(true))
     s.changed(change(['a.txt']))
     await vi.waitFor(() => expect(s.error).toContain('permission denied'))
     expect(s.loading).toBe(false)
