@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The UI part of `make bench`: the real window next to a blank Wails v2 window built in the same
 # run (bench/blank-wails, same tags, size and background), then the browser UI while the model
-# streams. Prints "name<TAB>value<TAB>unit" lines for bench.sh's table.
-# Usage: bench-ui.sh window | stream
+# streams, and reopening a long session. Prints "name<TAB>value<TAB>unit" lines for bench.sh's
+# table.
+# Usage: bench-ui.sh window | stream | reopen
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)
@@ -13,10 +14,10 @@ export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 tags=desktop,production,webkit2_41
 [[ -f frontend/dist/index.html ]] || (cd frontend && npm run build >/dev/null)
 
-if [[ ${1:-} == stream ]]; then
+if [[ ${1:-} == stream || ${1:-} == reopen ]]; then
   CGO_ENABLED=0 go build -o "$bin/gantry-serve" .
   go build -o "$bin/fake-ollama" ./internal/llm/fakeollama/cmd/fake-ollama
-  cd frontend && GANTRY_BIN="$bin/gantry-serve" FAKE_OLLAMA_BIN="$bin/fake-ollama" node bench/stream.mjs
+  cd frontend && GANTRY_BIN="$bin/gantry-serve" FAKE_OLLAMA_BIN="$bin/fake-ollama" node "bench/$1.mjs"
   exit
 fi
 

@@ -77,3 +77,6 @@ scripts/bench-ui.sh window | columns
 echo
 echo "── browser UI while the model streams ~500 tokens/s for ~10 s (gantry serve + headless Chromium)"
 scripts/bench-ui.sh stream | columns
+echo
+echo "── reopening a long session: 60 runs replayed from the event log (gantry serve + headless Chromium)"
+scripts/bench-ui.sh reopen | columns

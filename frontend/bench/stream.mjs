@@ -7,37 +7,14 @@
 //                 whose DOM text contains it, taken after that frame's paint (a message posted
 //                 from requestAnimationFrame runs once the frame is painted).
 // Usage: GANTRY_BIN=… FAKE_OLLAMA_BIN=… node bench/stream.mjs
-import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
-import { chromium } from 'playwright-core'
+import { line, setUp } from './setup.mjs'
 
-const gantryBin = resolve(process.env.GANTRY_BIN ?? '../test-output/bin/gantry-serve')
-const fakeBin = resolve(process.env.FAKE_OLLAMA_BIN ?? '../test-output/bin/fake-ollama')
 const tokens = 5000
 const tokensPerSecond = 500
 const markerEvery = 25
 // Go's timers oversleep by a fraction of a millisecond, so 4 tokens per 8 ms chunk stay nearer
 // the target rate than 1 token per 2 ms.
 const tokensPerChunk = 4
-
-const root = mkdtempSync(join(tmpdir(), 'gantry-bench-'))
-const children = []
-
-function start(cmd, args, env, re) {
-  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  children.push(child)
-  return new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`${cmd} did not start`)), 15_000)
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const m = re.exec(line)
-      if (m) { clearTimeout(timer); ok(m[1]) }
-    })
-    child.on('exit', (code) => fail(new Error(`${cmd} exited with ${code}`)))
-  })
-}
 
 // Words with a marker every markerEvery tokens and a paragraph break now and then, so the
 // markdown renderer sees a realistic answer rather than one endless line.
@@ -96,40 +73,10 @@ function instrument() {
 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 
-let browser
+const { page, queue, send, stop } = await setUp({ instrument })
 try {
-  const fakeScript = join(root, 'fake.json')
-  writeFileSync(fakeScript, JSON.stringify({
-    models: [{ name: 'qwen3:4b', arch: 'qwen3', contextLength: 40960, capabilities: ['completion', 'tools', 'thinking'] }],
-  }))
-  const fakeURL = await start(fakeBin, ['--listen', '127.0.0.1:0', '--script', fakeScript], {}, /^listening on (\S+)/)
-  const configDir = join(root, 'config')
-  mkdirSync(configDir)
-  writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ defaultModel: 'qwen3:4b' }))
-  const url = await start(gantryBin, ['serve', '--listen', '127.0.0.1:0', '--data-dir', join(root, 'data'), '--config-dir', configDir],
-    { OLLAMA_HOST: fakeURL.replace(/^http:\/\//, '') }, /ready at (\S+)/)
-  const project = join(root, 'project')
-  mkdirSync(project)
-  writeFileSync(join(project, 'README.md'), '# Bench\n')
-
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update'],
-  })
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
-  await page.addInitScript(instrument)
-  await page.goto(url)
-  await page.evaluate((p) => window.dispatchEvent(new CustomEvent('gantry:filedrop', { detail: { paths: [p] } })), project)
-  await page.getByRole('button', { name: 'Close project' }).waitFor({ timeout: 10_000 })
-
-  const res = await fetch(`${fakeURL}/_fake/turns`, {
-    method: 'POST',
-    body: JSON.stringify([{ chunkDelayMs: (1000 * tokensPerChunk) / tokensPerSecond, chunks: answerChunks() }]),
-  })
-  if (!res.ok) throw new Error(`fake Ollama refused the turn: ${res.status}`)
-  const box = page.getByLabel('Task', { exact: true })
-  await box.fill('Explain the project at length')
-  await box.press('Enter')
+  await queue([{ chunkDelayMs: (1000 * tokensPerChunk) / tokensPerSecond, chunks: answerChunks() }])
+  await send('Explain the project at length')
   await page.locator('[data-testid="run-status"][data-status="done"]').waitFor({ timeout: 60_000 })
   await page.waitForTimeout(300)
 
@@ -140,7 +87,6 @@ try {
   const lat = Object.keys(b.arrivals).filter((id) => id in b.seen).map((id) => b.seen[id] - b.arrivals[id]).sort((x, y) => x - y)
   const secs = (b.lastMarker - b.firstMarker) / 1000
   const markers = Object.keys(b.arrivals).length
-  const line = (name, value, unit) => console.log(`${name}\t${value}\t${unit}`)
   line('stream length (first to last marker)', secs.toFixed(1), 's')
   line('tokens/s reaching the page', ((markers - 1) * markerEvery / secs).toFixed(0), '')
   line('SSE messages', b.messages, '')
@@ -151,8 +97,5 @@ try {
   line('chunk-to-screen latency p95', pct(lat, 95)?.toFixed(0) ?? '-', 'ms')
   line('markers seen on screen', `${lat.length}/${markers}`, '')
 } finally {
-  await browser?.close()
-  for (const c of children) c.kill('SIGTERM')
-  await new Promise((r) => setTimeout(r, 200))
-  rmSync(root, { recursive: true, force: true })
+  await stop()
 }

@@ -1,0 +1,55 @@
+// Reopening a long session, for `make bench` (scripts/bench-ui.sh): 60 runs through a real
+// `gantry serve` and fake Ollama (each thinks, reads two files, edits one, answers in markdown
+// with a code block), then the page is reloaded and the session replayed from its event log.
+// Prints "name<TAB>value<TAB>unit" lines: the median and the slowest of 5 reloads of the time
+// from navigation to every turn on screen and the visible review panel read.
+// Usage: GANTRY_BIN=… FAKE_OLLAMA_BIN=… node bench/reopen.mjs
+import { writeFileSync } from 'node:fs'
+import { line, setUp } from './setup.mjs'
+
+const runs = 60
+const reloads = 5
+
+function turns() {
+  const answer = 'Some explanation with `code` and **bold** text. '.repeat(12) +
+    '\n\n```go\nfunc main() {\n\tprintln("hi")\n}\n```\n\nDone. [TASK_COMPLETE]'
+  const out = []
+  for (let i = 0; i < runs; i++) {
+    out.push({ chunks: [{ thinking: 'Let me look at the files first. '.repeat(8) },
+      { toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }, { name: 'read_file', arguments: { path: 'main.go' } }] }] })
+    out.push({ chunks: [{ toolCalls: [{ name: 'edit_file', arguments: { path: 'README.md', old: `# Bench ${i}`, new: `# Bench ${i + 1}` } }] }] })
+    // Words one by one, as a model streams them, so the log holds what a real session's does.
+    out.push({ chunks: answer.split(/(?<= )/).map((w) => ({ content: w })) })
+  }
+  return out
+}
+
+const { page, project, queue, send, stop } = await setUp()
+try {
+  writeFileSync(`${project}/README.md`, '# Bench 0\n')
+  writeFileSync(`${project}/main.go`, 'package main\n')
+  await queue(turns())
+  for (let i = 0; i < runs; i++) {
+    await send(`Task ${i}`)
+    await page.locator('[data-testid="run-status"][data-status="done"]').nth(i).waitFor({ timeout: 30_000 })
+  }
+
+  const times = []
+  for (let k = 0; k < reloads; k++) {
+    await page.reload()
+    times.push(await page.evaluate((n) => new Promise((done) => {
+      const check = () => {
+        const shown = document.querySelectorAll('[data-testid=turn]').length === n &&
+          document.querySelector('[data-testid=review-panel][aria-busy=false]')
+        if (shown) done(performance.now())
+        else requestAnimationFrame(check)
+      }
+      check()
+    }), runs))
+  }
+  times.sort((a, b) => a - b)
+  line(`reopen a ${runs}-run session: all turns on screen (median of ${reloads})`, times[Math.floor(reloads / 2)].toFixed(0), 'ms')
+  line('slowest reopen', times[reloads - 1].toFixed(0), 'ms')
+} finally {
+  await stop()
+}
