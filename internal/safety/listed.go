@@ -29,6 +29,17 @@ func (a *analyzer) listed(st *syntax.Stmt) (paths []arg, ok bool) {
 		}
 		return arg{text: path.Join(dir.text, name), static: dir.static}
 	}
+	// under is below for each of dirs, the current folder when there are none.
+	under := func(dirs []arg, name string) []arg {
+		if len(dirs) == 0 {
+			dirs = []arg{{text: ".", static: true}}
+		}
+		out := make([]arg, len(dirs))
+		for i, d := range dirs {
+			out[i] = below(d, name)
+		}
+		return out
+	}
 	switch c.name {
 	case "find":
 		roots := findRoots(c.args)
@@ -46,27 +57,14 @@ func (a *analyzer) listed(st *syntax.Stmt) (paths []arg, ok bool) {
 		}
 		return paths, true
 	case "ls", "tree":
-		dirs := operands(c.args)
-		if len(dirs) == 0 {
-			dirs = []arg{{text: ".", static: true}}
-		}
-		for _, d := range dirs {
-			paths = append(paths, below(d, ""))
-		}
-		return paths, true
+		return under(operands(c.args), ""), true
 	case "fd", "fdfind":
 		ops := operands(c.args)
 		name := ""
 		if len(ops) > 0 {
 			name, ops = ops[0].text, ops[1:]
 		}
-		if len(ops) == 0 {
-			ops = []arg{{text: ".", static: true}}
-		}
-		for _, d := range ops {
-			paths = append(paths, below(d, name))
-		}
-		return paths, true
+		return under(ops, name), true
 	case "locate", "plocate", "mlocate":
 		// Anywhere on the machine.
 		for _, p := range operands(c.args) {
@@ -75,20 +73,12 @@ func (a *analyzer) listed(st *syntax.Stmt) (paths []arg, ok bool) {
 		return paths, true
 	case "git":
 		if ops := operands(c.args); len(ops) > 0 && ops[0].text == "ls-files" {
-			return []arg{below(arg{text: ".", static: true}, "")}, true
+			return under(nil, ""), true
 		}
 	case "rg":
-		if !hasLongFlag(c.args, "files") {
-			return nil, false
+		if hasLongFlag(c.args, "files") {
+			return under(searchSpec.opts.operands(c.args), ""), true // every operand is a path
 		}
-		dirs := searchSpec.opts.operands(c.args) // with --files every operand is a path
-		if len(dirs) == 0 {
-			dirs = []arg{{text: ".", static: true}}
-		}
-		for _, d := range dirs {
-			paths = append(paths, below(d, ""))
-		}
-		return paths, true
 	case "echo", "printf":
 		for _, w := range c.args {
 			if isFlag(w.text) {
