@@ -1,6 +1,8 @@
 // The chat: a real `gantry serve`, a real agent run against fake Ollama, scripted turn by turn
 // through its control endpoint, rendered in Chromium.
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
 import { shot, sendTask, openProject, queueTurns, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, type FakeOllama, type Gantry } from './harness'
@@ -24,11 +26,13 @@ afterAll(closeAll)
 
 async function open(scheme: 'light' | 'dark' = 'light', model = 'qwen3:4b') {
   ;({ page, errors } = await openPage(gantry.url, scheme))
-  await openProject(page, makeProject())
-  if (!model) return
+  const project = makeProject()
+  await openProject(page, project)
+  if (!model) return project
   // Without a default model in the settings the first installed one is preselected.
   await see(page.getByLabel('Model')).toHaveValue('llama3.2:3b')
   await page.getByLabel('Model').selectOption(model)
+  return project
 }
 
 const readThenAnswer = (delayMs = 0) => [
@@ -48,6 +52,28 @@ const readThenAnswer = (delayMs = 0) => [
     ],
   },
 ]
+
+test('a file the person edits between two messages: the model is told, and the chat says so', async () => {
+  await queueTurns(fake, [...readThenAnswer(), { chunks: [{ content: 'Noted. [TASK_COMPLETE]' }] }])
+  const project = await open()
+  await sendTask(page, 'What does the README say?')
+  await see(page.getByTestId('run-status').first()).toHaveAttribute('data-status', 'done')
+  await new Promise((r) => setTimeout(r, 20))
+  writeFileSync(join(project, 'README.md'), '# Sample, edited by the person\n')
+
+  await sendTask(page, 'And now?')
+  await see(page.getByTestId('run-status').nth(1)).toHaveAttribute('data-status', 'done')
+  const note = page.getByTestId('turn').nth(1).getByTestId('files-changed-note')
+  await see(note).toContainText('The model was told that README.md changed on disk since it last saw it.')
+  await see(page.getByTestId('turn').first().getByTestId('files-changed-note')).toHaveCount(0)
+  const requests = (await (await fetch(`${fake.url}/_fake/requests`)).json()) as { messages: { role: string; content: string }[] }[]
+  expect(requests.at(-1)!.messages.at(-1)!.content).toContain('- README.md')
+  await shot(page, 'files-changed-note')
+
+  await page.reload()
+  await see(page.getByTestId('turn').nth(1).getByTestId('files-changed-note')).toContainText('README.md changed on disk')
+  expect(errors).toEqual([])
+})
 
 test('a task streams thinking, a progress group and a rendered answer', async () => {
   await queueTurns(fake, readThenAnswer(150))

@@ -84,12 +84,18 @@ func (w *contextWindow) observe(h *history) {
 	w.seen = len(h.msgs)
 }
 
-// noteStaleFiles tells the model which files it knows changed on disk since it saw them.
+// noteStaleFiles tells the model which files it knows changed on disk since it saw them, and
+// the person that it was told.
 func (a *agentRun) noteStaleFiles(ctx context.Context) error {
 	a.window.observe(a.hist)
-	if note := a.window.memory.staleNote(a.req.Workspace); note != "" {
-		return a.hist.add(ctx, api.Message{Role: "user", Content: note})
+	note, told := a.window.memory.staleNote(a.req.Workspace)
+	if note == "" {
+		return nil
 	}
+	if err := a.hist.add(ctx, api.Message{Role: "user", Content: note}); err != nil {
+		return err
+	}
+	a.emit.state(ctx, events.FilesChangedOnDisk, told)
 	return nil
 }
 

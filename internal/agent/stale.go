@@ -32,9 +32,17 @@ const (
 	staleListCap = 20
 )
 
-// staleNote is the note for the files changed since the model saw them, or "" if none did.
-// root is the workspace, against which the memory's paths (as the model wrote them) resolve.
-func (m *sessionMemory) staleNote(root string) string {
+// FilesChangedOnDiskPayload is the filesChangedOnDisk event: the model was told these files
+// changed on disk since it last read or wrote them (as it named them; Deleted are gone).
+type FilesChangedOnDiskPayload struct {
+	Changed []string `json:"changed"`
+	Deleted []string `json:"deleted"`
+}
+
+// staleNote is the note for the files changed since the model saw them, or "" if none did,
+// and what it names. root is the workspace, against which the memory's paths (as the model
+// wrote them) resolve.
+func (m *sessionMemory) staleNote(root string) (string, FilesChangedOnDiskPayload) {
 	var changed, deleted []string
 	now := time.Now()
 	for _, f := range m.seenFiles(root) {
@@ -52,8 +60,9 @@ func (m *sessionMemory) staleNote(root string) string {
 			changed = append(changed, f.key)
 		}
 	}
+	told := FilesChangedOnDiskPayload{Changed: []string{}, Deleted: []string{}}
 	if len(changed)+len(deleted) == 0 {
-		return ""
+		return "", told
 	}
 	var b strings.Builder
 	b.WriteString(staleNoteHead)
@@ -61,17 +70,19 @@ func (m *sessionMemory) staleNote(root string) string {
 	for _, p := range changed {
 		if n++; n <= staleListCap {
 			b.WriteString("\n" + staleItem + p)
+			told.Changed = append(told.Changed, p)
 		}
 	}
 	for _, p := range deleted {
 		if n++; n <= staleListCap {
 			b.WriteString("\n" + staleItem + p + staleDeleted)
+			told.Deleted = append(told.Deleted, p)
 		}
 	}
 	if n > staleListCap {
 		fmt.Fprintf(&b, "\n(and %d more)", n-staleListCap)
 	}
-	return b.String()
+	return b.String(), told
 }
 
 // told takes a stale note back from the history: its files count as seen when it was saved.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/ollama/ollama/api"
 	"github.com/stretchr/testify/require"
 
+	"gantry/internal/events"
 	"gantry/internal/llm/fakeollama"
 )
 
@@ -65,6 +67,18 @@ func TestStaleFilesAreNamedAtTheNextRunOnce(t *testing.T) {
 	last := reqs[2].Messages[len(reqs[2].Messages)-1]
 	require.True(t, strings.HasPrefix(last.Content, staleNoteHead), "the note follows the person's message")
 
+	// The person sees that the model was told, once, in run 2.
+	var told []FilesChangedOnDiskPayload
+	for _, ev := range f.log() {
+		if ev.Type == events.FilesChangedOnDisk {
+			require.Equal(t, "run-2", ev.RunID)
+			var p FilesChangedOnDiskPayload
+			require.NoError(t, json.Unmarshal(ev.Payload, &p))
+			told = append(told, p)
+		}
+	}
+	require.Equal(t, []FilesChangedOnDiskPayload{{Changed: []string{"main.go"}, Deleted: []string{"./notes.txt"}}}, told)
+
 	// A third run, after a restart of the session's runner, has nothing new to say.
 	f.fake.Enqueue(textTurn("Nothing to do. [TASK_COMPLETE]"))
 	run("run-3", "anything else?")
@@ -106,12 +120,13 @@ func TestStaleNoteListIsCapped(t *testing.T) {
 		times = append(times, seen, seen)
 	}
 	m.observe(msgs, times)
-	note := m.staleNote(root)
+	note, told := m.staleNote(root)
+	require.Len(t, told.Changed, staleListCap)
 	require.Equal(t, staleListCap, strings.Count(note, "\n"+staleItem))
 	require.True(t, strings.HasSuffix(note, "\n(and 5 more)"), note)
 
 	m.observe([]api.Message{{Role: "user", Content: note}}, []time.Time{time.Now().Add(time.Hour)})
-	rest := m.staleNote(root)
+	rest, _ := m.staleNote(root)
 	require.Equal(t, 5, strings.Count(rest, "\n"+staleItem), "the files told count as seen; the ones left out come next")
 	require.Contains(t, rest, "\n- pkg/x.go", "newest first: the first file read was left out")
 }

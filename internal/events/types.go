@@ -39,6 +39,9 @@ const (
 	// ContextCompacted says older turns of the conversation were summarised (or dropped) to
 	// fit the model's context window (payload agent.ContextCompactedPayload).
 	ContextCompacted Type = "contextCompacted"
+	// FilesChangedOnDisk says the model was told that files it had read or written changed on
+	// disk since (payload agent.FilesChangedOnDiskPayload).
+	FilesChangedOnDisk Type = "filesChangedOnDisk"
 )
 
 // All lists every event type, for the mirror test.
@@ -47,5 +50,5 @@ var All = []Type{
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,
-	ContextCompacted,
+	ContextCompacted, FilesChangedOnDisk,
 }

@@ -20,6 +20,7 @@ export const EventType = {
   ProgressGroupFinished: "progressGroupFinished",
   RunFinished: "runFinished",
   ContextCompacted: "contextCompacted",
+  FilesChangedOnDisk: "filesChangedOnDisk",
   // A tool call waiting for a person; payloads in internal/approval/manager.go.
   ApprovalRequested: "approvalRequested",
   ApprovalResolved: "approvalResolved",
@@ -145,6 +146,12 @@ export interface RunFinishedPayload {
   truncated?: boolean
 }
 
+/** agent.FilesChangedOnDiskPayload: the model was told these changed on disk since it saw them. */
+export interface FilesChangedOnDiskPayload {
+  changed: string[]
+  deleted: string[]
+}
+
 /** agent.ContextCompactedPayload */
 export interface ContextCompactedPayload {
   before: number
@@ -207,6 +214,7 @@ export interface EventPayloads {
   progressGroupFinished: ProgressGroupPayload
   runFinished: RunFinishedPayload
   contextCompacted: ContextCompactedPayload
+  filesChangedOnDisk: FilesChangedOnDiskPayload
   approvalRequested: ApprovalCard
   approvalResolved: ApprovalResolvedPayload
 }

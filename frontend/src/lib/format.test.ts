@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatSize, relativeTime, splitCode, truncateMiddle } from './format'
+import { filesChangedText, formatSize, relativeTime, someNames, splitCode, truncateMiddle } from './format'
 
 describe('relativeTime', () => {
   const now = Date.parse('2025-06-15T12:00:00Z')
@@ -120,5 +120,24 @@ describe('seconds and duration', () => {
   })
   it.each([[0, ''], [12, '12ms'], [900, '900ms'], [1234, '1.2s'], [14_000, '14s'], [123_000, '2m 3s']])('duration(%i) is %s', (ms, want) => {
     expect(duration(ms)).toBe(want)
+  })
+})
+
+describe('filesChangedText', () => {
+  it('names a few files and counts the rest', () => {
+    expect(someNames(['a.go'])).toBe('a.go')
+    expect(someNames(['a.go', 'b.go'])).toBe('a.go and b.go')
+    expect(someNames(['a', 'b', 'c'])).toBe('a, b and c')
+    expect(someNames(['a', 'b', 'c', 'd', 'e'])).toBe('a, b, c and 2 more')
+  })
+
+  it('says what the model was told', () => {
+    expect(filesChangedText({ changed: ['README.md'], deleted: [] })).toBe(
+      'The model was told that README.md changed on disk since it last saw it.',
+    )
+    expect(filesChangedText({ changed: ['a.go', 'b.go'], deleted: ['notes.txt'] })).toBe(
+      'The model was told that a.go and b.go changed on disk and notes.txt was deleted since it last saw them.',
+    )
+    expect(filesChangedText({ changed: [], deleted: ['x', 'y'] })).toBe('The model was told that x and y were deleted since it last saw them.')
   })
 })

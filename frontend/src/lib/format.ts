@@ -107,3 +107,19 @@ export function duration(ms: number): string {
   if (ms < 10_000) return `${(ms / 1000).toFixed(1)}s`
   return seconds(ms)
 }
+
+/** "a.go", "a.go and b.go", "a.go, b.go and 3 more": a few names of a list, for a sentence. */
+export function someNames(names: string[], shown = 3): string {
+  if (names.length <= 1) return names.join('')
+  if (names.length <= shown) return `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`
+  return `${names.slice(0, shown).join(', ')} and ${names.length - shown} more`
+}
+
+/** The chat's line for a filesChangedOnDisk event: what the model was told before its next step. */
+export function filesChangedText(p: { changed: string[]; deleted: string[] }): string {
+  const parts: string[] = []
+  if (p.changed.length) parts.push(`${someNames(p.changed)} changed on disk`)
+  if (p.deleted.length) parts.push(`${someNames(p.deleted)} ${p.deleted.length === 1 ? 'was' : 'were'} deleted`)
+  const them = p.changed.length + p.deleted.length === 1 ? 'it' : 'them'
+  return `The model was told that ${parts.join(' and ')} since it last saw ${them}.`
+}

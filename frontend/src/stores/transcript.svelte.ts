@@ -17,6 +17,7 @@ import {
   type ThinkingDonePayload,
   type ToolActionPayload,
   type ContextCompactedPayload,
+  type FilesChangedOnDiskPayload,
   type ApprovalCard,
   type ApprovalResolvedPayload,
 } from '../lib/events'
@@ -65,6 +66,7 @@ export type Item =
   | { kind: 'thinking'; iteration: number; text: string; done: boolean; durationMs: number }
   | { kind: 'group'; group: Group }
   | { kind: 'compacted'; info: ContextCompactedPayload }
+  | { kind: 'stale'; files: FilesChangedOnDiskPayload }
 
 export type TurnStatus = 'running' | RunStatus
 
@@ -104,6 +106,7 @@ const runEvents = new Set<string>([
   EventType.ProgressGroupFinished,
   EventType.RunFinished,
   EventType.ContextCompacted,
+  EventType.FilesChangedOnDisk,
   EventType.ApprovalRequested,
   EventType.ApprovalResolved,
 ])
@@ -197,6 +200,9 @@ export class Transcript {
         break
       case EventType.ContextCompacted:
         this.push(turn, { kind: 'compacted', info: e.payload as ContextCompactedPayload })
+        break
+      case EventType.FilesChangedOnDisk:
+        this.push(turn, { kind: 'stale', files: e.payload as FilesChangedOnDiskPayload })
         break
       case EventType.RunFinished: {
         const p = e.payload as RunFinishedPayload
