@@ -6,6 +6,7 @@ import { review } from '../lib/api'
 import { onEvent } from '../lib/bridge'
 import { EventType, type FileChange, type WorkspaceChangedPayload } from '../lib/events'
 import type { FileDiff } from '../lib/types'
+import { messageOf } from './notices.svelte'
 import { workspaceStore } from './workspace.svelte'
 
 export type ReviewStatus = 'pending' | 'kept' | 'undone' | 'conflict'
@@ -43,8 +44,9 @@ export class ReviewStore {
   error = $state('')
   /** The list is being read again. */
   loading = $state(false)
-  /** The list has been read from the backend at least once (not only the run's own account). */
-  read = $state(false)
+  /** The list has been read from the backend (or that failed, and says why) at least once; until
+   * then it is only the run's own account. */
+  ready = $state(false)
 
   constructor(
     readonly sessionId: string,
@@ -65,6 +67,7 @@ export class ReviewStore {
 
   #refreshing: Promise<void> | null = null
   #again = false
+  #shown = false
 
   /**
    * Reads the list (and the open diff) again. A call while a read is on its way asks for one more
@@ -81,12 +84,12 @@ export class ReviewStore {
         do {
           this.#again = false
           this.files = await review.files(this.sessionId, this.runId)
-          this.read = true
           if (this.open) await this.loadDiff(this.open)
         } while (this.#again)
       } finally {
         this.#refreshing = null
         this.loading = false
+        this.ready = true
       }
     })()
     return this.#refreshing
@@ -101,10 +104,8 @@ export class ReviewStore {
     if (!this.#shown) return // its first read, when it comes into view, will be fresh
     const touched = (p: string) => this.files.some((f) => f.path === p || f.path.startsWith(p + '/'))
     if (!change.overflow && !change.more && !change.paths.some(touched)) return
-    this.refresh().catch((err) => (this.error = (err as Error).message ?? String(err)))
+    this.refresh().catch((err) => (this.error = messageOf(err)))
   }
-
-  #shown = false
 
   /**
    * The panel came into view: the first time, the list is read (files may have been kept,
@@ -114,7 +115,7 @@ export class ReviewStore {
   shown() {
     if (this.#shown) return
     this.#shown = true
-    this.refresh().catch((err) => (this.error = (err as Error).message ?? String(err)))
+    this.refresh().catch((err) => (this.error = messageOf(err)))
   }
 
   /** Follows changes on disk in the open project (the run's own). Returns the unsubscribe function. */
@@ -136,7 +137,7 @@ export class ReviewStore {
     }
     this.open = path
     await this.loadDiff(path).catch((err) => {
-      if (this.open === path) this.error = (err as Error).message ?? String(err)
+      if (this.open === path) this.error = messageOf(err)
     })
   }
 
@@ -162,7 +163,7 @@ export class ReviewStore {
       await action()
       await this.refresh()
     } catch (err) {
-      this.error = (err as Error).message ?? String(err)
+      this.error = messageOf(err)
       await this.refresh().catch(() => {})
     } finally {
       this.busy = false
