@@ -24,6 +24,7 @@ import (
 	"gantry/internal/events"
 	"gantry/internal/llm"
 	"gantry/internal/store"
+	"gantry/internal/trust"
 )
 
 // Exit codes of `gantry run`.
@@ -46,8 +47,13 @@ Flags:
   --workspace DIR    the project folder (required)
   --model M          the Ollama model (default: the model chosen in Settings)
   --mode MODE        agent (default), explore, plan or review
-  --yes              allow file changes and commands that are not critical (otherwise denied)
+  --yes              allow file changes and commands that are not critical; without it the
+                     permission mode, file rules and "always allow" rules of Settings decide,
+                     and whatever would ask is denied
   --yes-critical     also allow critical commands
+  --trust            trust the workspace for this run: its own programs (node_modules/.bin,
+                     package scripts, build files, git hooks) may run; otherwise only a folder
+                     trusted in the app's Settings runs them
   --data-dir DIR     where gantry.db lives
   --config-dir DIR   where settings.json lives
 `
@@ -72,7 +78,7 @@ func usageError(stderr io.Writer, format string, args ...any) error {
 
 type runFlags struct {
 	workspace, model, mode, dataDir, configDir string
-	yes, yesCritical                           bool
+	yes, yesCritical, trust                    bool
 	task                                       string
 }
 
@@ -88,6 +94,7 @@ func parseRunFlags(args []string, stderr io.Writer) (runFlags, error) {
 	fset.StringVar(&f.configDir, "config-dir", "", "")
 	fset.BoolVar(&f.yes, "yes", false, "")
 	fset.BoolVar(&f.yesCritical, "yes-critical", false, "")
+	fset.BoolVar(&f.trust, "trust", false, "")
 	var words []string
 	for {
 		if err := fset.Parse(args); err != nil {
@@ -168,14 +175,26 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 	emitter.Attach(lines)
 
 	// Nobody can answer an approval here: what would ask is denied and the model is told how a
-	// person can allow it (SPEC §8, §13).
+	// person can allow it (SPEC §8, §13). Settings' permission mode and the person's "always
+	// allow" rules and trusted folders hold as in the app; --yes and --trust add to them.
+	rules := approval.OpenFileRuleStore(app.RulesPath(opts.SettingsPath))
+	saved := trust.Open(app.TrustedFoldersPath(opts.SettingsPath))
+	folders := trust.Either{saved}
+	if f.trust {
+		folders = append(folders, trust.Trusting(root))
+	}
+	for _, p := range []string{rules.Problem(), saved.Problem()} {
+		if p != "" {
+			fmt.Fprintln(stderr, "gantry:", p)
+		}
+	}
 	approvals := approval.NewManager(
 		func(ctx context.Context, scope events.Scope, typ events.Type, payload any) error {
 			_, err := emitter.Emit(ctx, scope, typ, payload)
 			return err
 		},
-		&approval.MemoryRuleStore{},
-		approval.HeadlessPolicy(approval.Policy{}, f.yes, f.yesCritical),
+		rules, folders,
+		approval.HeadlessPolicy(app.PolicyOf(settings), f.yes, f.yesCritical),
 	)
 	gate := approvals.Gate(approval.GateOptions{Scope: events.Scope{SessionID: sess.ID}, Workspace: root, Unattended: true})
 	session, err := agent.NewSessionTools(db, sess.ID, root, gate, app.SessionOptionsOf(settings))

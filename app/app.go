@@ -15,6 +15,7 @@ import (
 	"gantry/internal/events"
 	"gantry/internal/store"
 	"gantry/internal/terminal"
+	"gantry/internal/trust"
 )
 
 // Options say where Gantry keeps its files and how it is being shown.
@@ -76,17 +77,33 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a.Ollama = newOllamaService(settings, emitter)
 	a.Workspace = newWorkspaceService(db, emitter)
 	// "Always allow" rules live next to settings.json: both are the person's choices.
-	rules := approval.OpenFileRuleStore(filepath.Join(filepath.Dir(opts.SettingsPath), "approval-rules.json"))
+	rules := approval.OpenFileRuleStore(RulesPath(opts.SettingsPath))
 	if p := rules.Problem(); p != "" {
 		slog.Warn("approval rules", "problem", p)
 	}
-	a.Chat = newChatService(db, emitter, settings, a.Workspace, rules)
+	// So do the folders trusted to run their own code (kept outside any folder, which must not
+	// be able to trust itself).
+	folders := trust.Open(TrustedFoldersPath(opts.SettingsPath))
+	if p := folders.Problem(); p != "" {
+		slog.Warn("trusted folders", "problem", p)
+	}
+	a.Chat = newChatService(db, emitter, settings, a.Workspace, rules, folders)
 	a.Chat.runFailed = a.Ollama.wake
 	a.Review = newReviewService(db)
-	a.Settings = &SettingsService{store: settings, rules: rules, ollama: a.Ollama, chat: a.Chat}
+	a.Settings = &SettingsService{store: settings, rules: rules, folders: folders, ollama: a.Ollama, chat: a.Chat}
 	a.Info = &AppService{opts: opts}
 	TraceStartup("services built")
 	return a, nil
+}
+
+// RulesPath is where the "always allow" rules live: next to settings.json.
+func RulesPath(settingsPath string) string {
+	return filepath.Join(filepath.Dir(settingsPath), "approval-rules.json")
+}
+
+// TrustedFoldersPath is where the trusted folders live: next to settings.json.
+func TrustedFoldersPath(settingsPath string) string {
+	return filepath.Join(filepath.Dir(settingsPath), "trusted-folders.json")
 }
 
 // Bindings are the objects whose exported methods the frontend may call, in both modes.

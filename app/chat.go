@@ -18,6 +18,7 @@ import (
 	"gantry/internal/safety"
 	"gantry/internal/store"
 	"gantry/internal/terminal"
+	"gantry/internal/trust"
 )
 
 // SendRequest is one message of the person (mirrored in frontend/src/lib/types.ts).
@@ -69,22 +70,22 @@ type ChatService struct {
 	runFailed func()
 }
 
-func newChatService(db *store.DB, emitter *events.Emitter, settings *config.Store, ws *WorkspaceService, rules approval.RuleStore) *ChatService {
+func newChatService(db *store.DB, emitter *events.Emitter, settings *config.Store, ws *WorkspaceService, rules approval.RuleStore, folders trust.Store) *ChatService {
 	emit := func(ctx context.Context, scope events.Scope, typ events.Type, payload any) error {
 		_, err := emitter.Emit(ctx, scope, typ, payload)
 		return err
 	}
 	return &ChatService{
 		db: db, emitter: emitter, settings: settings, workspace: ws,
-		approvals: approval.NewManager(emit, rules, policyOf(settings.Get())),
+		approvals: approval.NewManager(emit, rules, folders, PolicyOf(settings.Get())),
 		runs:      newRuns(), ctx: context.Background(),
 	}
 }
 
 func (s *ChatService) start(ctx context.Context) { s.ctx = ctx }
 
-// policyOf is the approval policy the settings choose.
-func policyOf(st config.Settings) approval.Policy {
+// PolicyOf is the approval policy the settings choose (the app's chats and `gantry run` alike).
+func PolicyOf(st config.Settings) approval.Policy {
 	return approval.Policy{
 		Mode: approval.Mode(st.PermissionMode), AutoApproveCommands: st.AutoApproveCommands,
 		AutoApproveSensitiveEdits: st.AutoApproveSensitiveEdits,
@@ -116,7 +117,7 @@ func safetyRules(rules []config.FileRule) []safety.FileRule {
 
 // settingsSaved applies a new permission mode to the approvals decided from now on, including
 // those of runs in progress.
-func (s *ChatService) settingsSaved(st config.Settings) { s.approvals.SetPolicy(policyOf(st)) }
+func (s *ChatService) settingsSaved(st config.Settings) { s.approvals.SetPolicy(PolicyOf(st)) }
 
 // Send starts a run on the message and returns at once; the run's events follow through the
 // emitter.
@@ -166,7 +167,7 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 	}
 	// The session's tools outlive its runs; settings saved since apply from this run on.
 	cs.tools.Apply(SessionOptionsOf(st))
-	s.approvals.SetPolicy(policyOf(st))
+	s.approvals.SetPolicy(PolicyOf(st))
 	cs.approver.gate.Store(s.approvals.Gate(approval.GateOptions{
 		Scope: events.Scope{SessionID: sess.ID, RunID: run.id}, Workspace: sess.WorkspacePath,
 	}))

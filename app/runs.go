@@ -47,6 +47,12 @@ func (a *runApprover) ApproveEdit(ctx context.Context, e tools.EditApproval) (to
 	return a.gate.Load().ApproveEdit(ctx, e)
 }
 
+func (a *runApprover) ApproveFolderCode(ctx context.Context, f tools.FolderCodeApproval) (tools.Decision, error) {
+	return a.gate.Load().ApproveFolderCode(ctx, f)
+}
+
+func (a *runApprover) FolderTrusted() bool { return a.gate.Load().FolderTrusted() }
+
 // runs tracks the chat sessions and their runs. One run at a time per session.
 type runs struct {
 	mu       sync.Mutex

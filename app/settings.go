@@ -12,6 +12,7 @@ import (
 	"gantry/internal/safety"
 	"gantry/internal/terminal"
 	"gantry/internal/tools"
+	"gantry/internal/trust"
 )
 
 // SettingsView is what the Settings screen shows (mirrored in frontend/src/lib/types.ts).
@@ -39,10 +40,11 @@ type ToolInfo struct {
 
 // SettingsService reads and saves settings and the "always allow" rules.
 type SettingsService struct {
-	store  *config.Store
-	rules  *approval.FileRuleStore
-	ollama *OllamaService
-	chat   *ChatService
+	store   *config.Store
+	rules   *approval.FileRuleStore
+	folders *trust.FileStore
+	ollama  *OllamaService
+	chat    *ChatService
 }
 
 // Get returns the settings and how they resolve.
@@ -110,6 +112,35 @@ func (s *SettingsService) RemoveRule(r approval.Rule) ([]approval.Rule, error) {
 
 // RulesProblem says why the rules file could not be used at start, or "".
 func (s *SettingsService) RulesProblem() string { return s.rules.Problem() }
+
+// TrustedFolders are the folders trusted to run their own code, in the order they were trusted.
+func (s *SettingsService) TrustedFolders() []trust.Folder {
+	folders := s.folders.Folders()
+	if folders == nil {
+		folders = []trust.Folder{}
+	}
+	return folders
+}
+
+// TrustFolder trusts a folder to run its own programs (Settings' "Trust this folder" for the
+// open project).
+func (s *SettingsService) TrustFolder(path string) ([]trust.Folder, error) {
+	if err := s.folders.Trust(path); err != nil {
+		return nil, err
+	}
+	return s.TrustedFolders(), nil
+}
+
+// RevokeTrust takes a folder's trust back: its programs ask again before they run.
+func (s *SettingsService) RevokeTrust(path string) ([]trust.Folder, error) {
+	if err := s.folders.Revoke(path); err != nil {
+		return nil, err
+	}
+	return s.TrustedFolders(), nil
+}
+
+// TrustProblem says why the trusted folders file could not be used at start, or "".
+func (s *SettingsService) TrustProblem() string { return s.folders.Problem() }
 
 // toolSummaries describe each tool to a person in one line; the model's descriptions are
 // written for the model.

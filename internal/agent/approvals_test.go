@@ -13,6 +13,7 @@ import (
 	"gantry/internal/events"
 	"gantry/internal/llm/fakeollama"
 	"gantry/internal/tools"
+	"gantry/internal/trust"
 )
 
 // approvalFixture is a run fixture whose approvals go through a real approval.Manager and Gate.
@@ -35,7 +36,7 @@ func newApprovalFixture(t *testing.T, turns []fakeollama.Turn, policy approval.P
 			f.requested <- p.(approval.Card)
 		}
 		return err
-	}, f.rules, policy)
+	}, f.rules, &trust.Memory{}, policy)
 	return f
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync"
 
 	"gantry/internal/events"
 	"gantry/internal/safety"
@@ -74,6 +75,9 @@ type GateOptions struct {
 type Gate struct {
 	m    *Manager
 	opts GateOptions
+
+	mu       sync.Mutex
+	declined map[string]bool // folder programs the person declined in this run, by cwd and command
 }
 
 var _ tools.Approver = (*Gate)(nil)
@@ -81,8 +85,11 @@ var _ tools.Approver = (*Gate)(nil)
 // Gate returns the approver for one run.
 func (m *Manager) Gate(opts GateOptions) *Gate {
 	opts.Workspace = filepath.Clean(opts.Workspace)
-	return &Gate{m: m, opts: opts}
+	return &Gate{m: m, opts: opts, declined: map[string]bool{}}
 }
+
+// FolderTrusted reports whether the person trusts the run's workspace to run its own code.
+func (g *Gate) FolderTrusted() bool { return g.m.folders.Trusted(g.opts.Workspace) }
 
 // ApproveCommand asks for critical commands whatever the mode and rules (unless
 // AllowCritical); the rest by mode: full allows, a matching rule allows, default with
@@ -95,6 +102,11 @@ func (g *Gate) ApproveCommand(ctx context.Context, c tools.CommandApproval) (too
 			Sandboxed: c.Sandboxed,
 		},
 		Scope: g.opts.Scope, Workspace: g.opts.Workspace,
+	}
+	if c.Analysis.FolderCode != "" && !g.FolderTrusted() {
+		// No mode, setting or rule runs a folder's own code before the person trusts it.
+		req.Card.FolderCode = c.Analysis.FolderCode
+		return g.askFolderCode(ctx, req)
 	}
 	p := g.m.currentPolicy()
 	critical := c.Analysis.Severity.Rank() >= safety.SeverityCritical.Rank()
@@ -137,6 +149,41 @@ func (g *Gate) ApproveEdit(ctx context.Context, e tools.EditApproval) (tools.Dec
 		return tools.Decision{Message: fmt.Sprintf("Writing %s needs your approval, and nobody can give it in this run; run again with --yes to allow it.", e.Path)}, nil
 	}
 	return g.ask(ctx, req)
+}
+
+// ApproveFolderCode runs a program the folder supplies that a tool would run itself (a checker)
+// when the folder is trusted, and otherwise asks on a command card that offers to trust it.
+func (g *Gate) ApproveFolderCode(ctx context.Context, f tools.FolderCodeApproval) (tools.Decision, error) {
+	if g.FolderTrusted() {
+		return tools.Decision{Allowed: true, AutoApproved: true}, nil
+	}
+	return g.askFolderCode(ctx, Request{
+		Card:  Card{Kind: KindCommand, Command: f.Command, Cwd: f.Cwd, Severity: safety.SeverityNone, FolderCode: f.Why},
+		Scope: g.opts.Scope, Workspace: g.opts.Workspace,
+	})
+}
+
+// askFolderCode asks the person to run the folder's own code, once per program and run: after
+// a "no", the model's retries do not bring the card back.
+func (g *Gate) askFolderCode(ctx context.Context, req Request) (tools.Decision, error) {
+	if g.opts.Unattended {
+		return tools.Decision{Message: fmt.Sprintf("Not run: `%s` runs code from this folder (%s), and the folder is not trusted. "+
+			"Nobody can trust it in this run; a person who trusts this folder's authors can run again with --trust.", req.Command, req.FolderCode)}, nil
+	}
+	key := req.Cwd + "\x00" + req.Command
+	g.mu.Lock()
+	declined := g.declined[key]
+	g.mu.Unlock()
+	if declined {
+		return tools.Decision{Message: "The user already declined running this program from the folder in this run; do not ask again."}, nil
+	}
+	d, err := g.ask(ctx, req)
+	if err == nil && !d.Allowed {
+		g.mu.Lock()
+		g.declined[key] = true
+		g.mu.Unlock()
+	}
+	return d, err
 }
 
 func (g *Gate) ruleAllows(req Request) bool {

@@ -10,6 +10,7 @@ import (
 
 	"gantry/internal/safety"
 	"gantry/internal/tools"
+	"gantry/internal/trust"
 )
 
 func command(cmd string) tools.CommandApproval {
@@ -70,7 +71,7 @@ func TestModeTable(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder()
 			// Unattended, so every question comes back at once as a denial.
-			g := NewManager(rec.emit, &MemoryRuleStore{}, tc.policy).Gate(GateOptions{Workspace: "/ws", Unattended: true})
+			g := NewManager(rec.emit, &MemoryRuleStore{}, trustAll, tc.policy).Gate(GateOptions{Workspace: "/ws", Unattended: true})
 			ctx := t.Context()
 			outcome := func(d tools.Decision, err error) string {
 				require.NoError(t, err)
@@ -97,7 +98,7 @@ func TestModeTable(t *testing.T) {
 func TestGateAsksAPersonAndPassesTheAnswerOn(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
-	m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{Mode: ModeAsk})
+	m := NewManager(rec.emit, &MemoryRuleStore{}, trustAll, Policy{Mode: ModeAsk})
 	g := m.Gate(GateOptions{Workspace: "/ws"})
 
 	done := approveAsync(t.Context(), func(ctx context.Context) (tools.Decision, error) {
@@ -127,7 +128,7 @@ func TestCriticalAlwaysAsks(t *testing.T) {
 	rec := newRecorder()
 	rules := &MemoryRuleStore{}
 	require.NoError(t, rules.AddRule(Rule{Kind: KindCommand, CommandPrefix: "rm", Severity: safety.SeverityHigh, Scope: ScopeUser}))
-	m := NewManager(rec.emit, rules, Policy{Mode: ModeFull, AutoApproveCommands: true})
+	m := NewManager(rec.emit, rules, trustAll, Policy{Mode: ModeFull, AutoApproveCommands: true})
 	g := m.Gate(GateOptions{Workspace: "/ws"})
 
 	d, err := g.ApproveCommand(t.Context(), command("rm build.log"))
@@ -153,7 +154,7 @@ func TestAlwaysAllowIsReused(t *testing.T) {
 		t.Run(string(scope), func(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder()
-			m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{Mode: ModeAsk})
+			m := NewManager(rec.emit, &MemoryRuleStore{}, trustAll, Policy{Mode: ModeAsk})
 			here := m.Gate(GateOptions{Workspace: "/work/a"})
 			elsewhere := m.Gate(GateOptions{Workspace: "/work/b", Unattended: true})
 
@@ -207,7 +208,7 @@ func TestAlwaysAllowIsReused(t *testing.T) {
 func TestUnattendedDenialSaysHowToAllow(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
-	m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{Mode: ModeAsk})
+	m := NewManager(rec.emit, &MemoryRuleStore{}, trustAll, Policy{Mode: ModeAsk})
 	g := m.Gate(GateOptions{Workspace: "/ws", Unattended: true})
 
 	d, err := g.ApproveCommand(t.Context(), command("npm install"))
@@ -233,3 +234,6 @@ func TestUnattendedDenialSaysHowToAllow(t *testing.T) {
 	require.Equal(t, tools.Decision{Allowed: true, AutoApproved: true}, d)
 	rec.requireNoRequest(t)
 }
+
+// trustAll trusts every folder: these tests are about modes and rules, not workspace trust.
+var trustAll = trust.Trusting("/")

@@ -16,6 +16,7 @@ import (
 	"gantry/internal/diff"
 	"gantry/internal/events"
 	"gantry/internal/safety"
+	"gantry/internal/trust"
 )
 
 // Event types this package emits, with payloads Card and ResolvedPayload.
@@ -55,6 +56,10 @@ type Card struct {
 	// Sandboxed: the command will run in the terminal's sandbox.
 	Sandboxed bool `json:"sandboxed,omitempty"`
 
+	// FolderCode says what in the command runs code the opened folder supplies, which the
+	// folder is not trusted to run: the card then offers to trust the folder (SPEC §8).
+	FolderCode string `json:"folderCode,omitempty"`
+
 	Path      string `json:"path,omitempty"`
 	Existed   bool   `json:"existed,omitempty"`
 	Sensitive bool   `json:"sensitive,omitempty"`
@@ -86,6 +91,9 @@ type Decision struct {
 	// Content.
 	Content       *string `json:"content,omitempty"`
 	AcceptedHunks []int   `json:"acceptedHunks,omitempty"`
+	// TrustFolder allows a request to run the folder's own code and trusts the request's
+	// workspace from now on (the card's "Trust this folder").
+	TrustFolder bool `json:"trustFolder,omitempty"`
 }
 
 // Outcome is how an approval ended, as the approvalResolved event tells it.
@@ -94,6 +102,7 @@ type Outcome string
 const (
 	OutcomeAllowed       Outcome = "allowed"
 	OutcomeAlwaysAllowed Outcome = "alwaysAllowed"
+	OutcomeTrusted       Outcome = "trusted" // allowed, and the folder is trusted from now on
 	OutcomeDenied        Outcome = "denied"
 	OutcomeCancelled     Outcome = "cancelled"
 )
@@ -114,8 +123,9 @@ const resolveTimeout = 5 * time.Second
 
 // Manager holds the approvals waiting for an answer. It is safe for concurrent use.
 type Manager struct {
-	emit  EmitFunc
-	rules RuleStore
+	emit    EmitFunc
+	rules   RuleStore
+	folders trust.Store
 
 	mu       sync.Mutex
 	policy   Policy
@@ -128,12 +138,13 @@ type waiting struct {
 	answer chan Decision // buffered: whoever resolves sends once without blocking
 }
 
-// NewManager returns a manager that emits through emit, keeps "always allow" rules in rules, and
-// decides by policy until SetPolicy changes it.
-func NewManager(emit EmitFunc, rules RuleStore, policy Policy) *Manager {
+// NewManager returns a manager that emits through emit, keeps "always allow" rules in rules and
+// the trusted folders in folders, and decides by policy until SetPolicy changes it.
+func NewManager(emit EmitFunc, rules RuleStore, folders trust.Store, policy Policy) *Manager {
 	return &Manager{
 		emit:     emit,
 		rules:    rules,
+		folders:  folders,
 		policy:   policy,
 		pending:  make(map[string]*waiting),
 		answered: make(map[string]bool),
@@ -222,8 +233,13 @@ func (m *Manager) Respond(id string, d Decision) error {
 	if w == nil {
 		return m.notPending(id)
 	}
-	// The rule is in place before the run goes on, so its next request already finds it.
+	// The rule (or trust) is in place before the run goes on, so its next request finds it.
 	var ruleErr error
+	if d.TrustFolder {
+		if err := m.folders.Trust(req.Workspace); err != nil {
+			ruleErr = fmt.Errorf("allowed this once, but the folder could not be marked as trusted: %w", err)
+		}
+	}
 	if d.Always {
 		scope := d.RuleScope
 		if scope == "" {
@@ -273,6 +289,10 @@ func completeDecision(req Request, d Decision) (Decision, error) {
 		return d, errors.New("give either edited content or accepted hunks, not both")
 	case d.Always && d.RuleScope == ScopeProject && req.Workspace == "":
 		return d, errors.New("this approval has no project to store a rule for")
+	case d.TrustFolder && (!d.Allowed || d.Always || req.Card.FolderCode == "" || req.Workspace == ""):
+		return d, errors.New("only an allowed request to run the folder's own code can trust the folder")
+	case d.Always && req.Card.FolderCode != "":
+		return d, errors.New("a program of a folder that is not trusted cannot be always allowed; trust the folder instead")
 	case d.Always && req.Card.Kind == KindEdit && req.Card.Sensitive:
 		// A sensitive file asks every time by design (the file rules); a card cannot undo that.
 		return d, errors.New("edits to a sensitive file cannot be always allowed; change the file rules in Settings instead")
@@ -292,6 +312,8 @@ func resolvedPayload(r Request, d Decision, cancelled bool) ResolvedPayload {
 	switch {
 	case cancelled:
 		p.Outcome, p.Message = OutcomeCancelled, ""
+	case d.Allowed && d.TrustFolder:
+		p.Outcome = OutcomeTrusted
 	case d.Allowed && d.Always:
 		p.Outcome = OutcomeAlwaysAllowed
 	case d.Allowed:

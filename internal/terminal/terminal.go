@@ -41,6 +41,9 @@ type Options struct {
 	// for the UI. Calls come from one goroutine, in order, and never after Run returns. The
 	// chunk is the callee's to keep. The command waits while Output runs, so it must be quick.
 	Output func(chunk []byte)
+	// Env is added to the command's environment (git's safety settings in a folder the
+	// person has not trusted).
+	Env []string
 }
 
 // Result is what happened to one command. A command that fails is a Result, not an error.

@@ -17,7 +17,8 @@ type Env struct {
 	FileRules   []safety.FileRule // sensitivity rules, last match wins
 }
 
-// CommandApproval asks whether a command may run.
+// CommandApproval asks whether a command may run. Analysis.FolderCode says when it runs code
+// the folder supplies, which in a folder the person has not trusted asks whatever the mode.
 type CommandApproval struct {
 	Command  string
 	Cwd      string // absolute
@@ -37,6 +38,15 @@ type EditApproval struct {
 	Rule      string // the pattern that made it sensitive, for the card
 }
 
+// FolderCodeApproval asks whether a program the opened folder supplies may run when a tool
+// (not the model's command) would run it: get_diagnostics with the project's own tsc, say. In
+// a trusted folder it runs; otherwise the person is asked on a command card (SPEC §8).
+type FolderCodeApproval struct {
+	Command string // exactly what would run, as the card shows it
+	Cwd     string // absolute
+	Why     string // what it is, in plain words: "the project's own TypeScript compiler (node_modules/.bin/tsc)"
+}
+
 // Decision is the answer to an approval.
 type Decision struct {
 	Allowed      bool
@@ -51,6 +61,9 @@ type Decision struct {
 type Approver interface {
 	ApproveCommand(ctx context.Context, req CommandApproval) (Decision, error)
 	ApproveEdit(ctx context.Context, req EditApproval) (Decision, error)
+	ApproveFolderCode(ctx context.Context, req FolderCodeApproval) (Decision, error)
+	// FolderTrusted reports whether the person trusts the workspace to run its own code.
+	FolderTrusted() bool
 }
 
 // Checkpointer records files before and after the agent changes them, so each change can be
@@ -70,11 +83,16 @@ type Checkpointer interface {
 type PolicyApprover struct {
 	AllowCommands bool
 	AllowEdits    bool
+	// TrustFolder trusts the workspace: its own programs run, commands that run them included.
+	TrustFolder bool
 }
 
 func (p PolicyApprover) ApproveCommand(_ context.Context, req CommandApproval) (Decision, error) {
 	if !p.AllowCommands || req.Analysis.Severity == safety.SeverityCritical {
 		return Decision{Message: "Commands are not allowed in this run."}, nil
+	}
+	if req.Analysis.FolderCode != "" && !p.TrustFolder {
+		return Decision{Message: "This folder is not trusted, so its own programs do not run."}, nil
 	}
 	return Decision{Allowed: true, AutoApproved: true}, nil
 }
@@ -85,6 +103,15 @@ func (p PolicyApprover) ApproveEdit(context.Context, EditApproval) (Decision, er
 	}
 	return Decision{Allowed: true, AutoApproved: true}, nil
 }
+
+func (p PolicyApprover) ApproveFolderCode(context.Context, FolderCodeApproval) (Decision, error) {
+	if !p.TrustFolder {
+		return Decision{Message: "This folder is not trusted, so its own programs do not run."}, nil
+	}
+	return Decision{Allowed: true, AutoApproved: true}, nil
+}
+
+func (p PolicyApprover) FolderTrusted() bool { return p.TrustFolder }
 
 // NoCheckpoints records nothing; undo reports that there is nothing to undo.
 type NoCheckpoints struct{}

@@ -77,7 +77,8 @@ func GetDiagnostics(env *Env) Tool {
 
 			checkCtx, cancel := context.WithTimeout(ctx, diagnosticsTimeout)
 			defer cancel()
-			report, err := checkFile(checkCtx, env.Root, abs, fi.Size())
+			c := checker{root: env.Root, approver: env.Approver}
+			report, err := c.checkFile(checkCtx, abs, fi.Size())
 			var stopped checkerStopped
 			switch {
 			case ctx.Err() != nil:
@@ -169,16 +170,25 @@ func (r checkReport) display(rel string) DiagnosticsDisplay {
 	return DiagnosticsDisplay{Kind: "diagnostics", Path: rel, Checker: strings.Join(r.checkers, " and "), Items: items}
 }
 
-func checkFile(ctx context.Context, root, file string, size int64) (checkReport, error) {
+// checker runs the checkers for files of one workspace. Checkers that only parse the file
+// (gofmt, node --check, Python's compiler, the JSON parser) run anywhere; those that build the
+// project with its own settings or are the project's own program (go vet, the project's tsc)
+// run only when the folder is trusted or the person allows them (SPEC §8, workspace trust).
+type checker struct {
+	root     string
+	approver Approver
+}
+
+func (c checker) checkFile(ctx context.Context, file string, size int64) (checkReport, error) {
 	switch strings.ToLower(filepath.Ext(file)) {
 	case ".go":
-		return checkGo(ctx, root, file)
+		return c.checkGo(ctx, file)
 	case ".ts", ".tsx", ".mts", ".cts":
-		return checkTypeScript(ctx, root, file)
+		return c.checkTypeScript(ctx, file)
 	case ".js", ".mjs", ".cjs":
-		return checkJavaScript(ctx, file)
+		return c.checkJavaScript(ctx, file)
 	case ".py":
-		return checkPython(ctx, file)
+		return c.checkPython(ctx, file)
 	case ".json", ".jsonc":
 		if size > maxJSONBytes {
 			return noChecker(file, "the file is over 50 MB"), nil
@@ -192,8 +202,52 @@ func checkFile(ctx context.Context, root, file string, size int64) (checkReport,
 // errors with "vet: ".
 var colonLine = regexp.MustCompile(`^(vet: )?(.+?):(\d+)(?::(\d+))?: (.+)$`)
 
-func checkGo(ctx context.Context, root, file string) (checkReport, error) {
-	gofmt, err := exec.LookPath("gofmt")
+// mayRun asks whether a checker that runs the folder's code may run, and says why not.
+func (c checker) mayRun(ctx context.Context, command, cwd, why string) (bool, string, error) {
+	d, err := c.approver.ApproveFolderCode(ctx, FolderCodeApproval{Command: command, Cwd: cwd, Why: why})
+	if err != nil {
+		return false, "", err
+	}
+	if d.Allowed {
+		return true, "", nil
+	}
+	msg := "the folder is not trusted and the user did not allow it"
+	if d.Message != "" {
+		msg = strings.TrimSuffix(d.Message, ".")
+	}
+	return false, msg, nil
+}
+
+// lookTool finds a checker on PATH, passing over folders inside the workspace (a PATH entry
+// the folder's own tooling put there): a checker that is the folder's program is asked for
+// apart, never picked up by name.
+func (c checker) lookTool(name string) (string, error) {
+	root := c.root
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue // "" and "." are the current folder, which exec.LookPath refuses too
+		}
+		p := filepath.Join(dir, name)
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			continue
+		}
+		if _, inside := withinDir(root, real); inside {
+			continue
+		}
+		if fi, err := os.Stat(real); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s is not installed", name)
+}
+
+func (c checker) checkGo(ctx context.Context, file string) (checkReport, error) {
+	root := c.root
+	gofmt, err := c.lookTool("gofmt")
 	if err != nil {
 		return noChecker(file, "gofmt is not installed"), nil
 	}
@@ -213,9 +267,19 @@ func checkGo(ctx context.Context, root, file string) (checkReport, error) {
 		r.notes = append(r.notes, "go vet was not run: there is no go.mod above this file in the workspace.")
 		return r, nil
 	}
-	goBin, err := exec.LookPath("go")
+	goBin, err := c.lookTool("go")
 	if err != nil {
 		r.notes = append(r.notes, "go vet was not run: go is not installed.")
+		return r, nil
+	}
+	// go vet builds the package the way the folder's go.mod and cgo directives say, which runs
+	// the C compiler and pkg-config on the folder's terms.
+	ok, why, err := c.mayRun(ctx, "go vet .", dir, "go vet builds this package with the folder's own build settings (go.mod, cgo)")
+	if err != nil {
+		return r, err
+	}
+	if !ok {
+		r.notes = append(r.notes, "go vet was not run: "+why+". Only gofmt's syntax check ran.")
 		return r, nil
 	}
 	// A check must not download toolchains or modules behind the person's back.
@@ -290,19 +354,17 @@ var (
 	tscGeneral = regexp.MustCompile(`^(error|warning) TS\d+: `)
 )
 
-func checkTypeScript(ctx context.Context, root, file string) (checkReport, error) {
+func (c checker) checkTypeScript(ctx context.Context, file string) (checkReport, error) {
+	root := c.root
 	project := findUp(root, filepath.Dir(file), "tsconfig.json")
 	if project == "" {
-		return noChecker(file, "TypeScript is checked with the project's tsc, and there is no tsconfig.json above this file"), nil
+		return noChecker(file, "TypeScript is checked with tsc, and there is no tsconfig.json above this file"), nil
 	}
-	tscRel := filepath.Join("node_modules", ".bin", "tsc")
-	installed := findUp(root, project, tscRel)
-	if installed == "" {
-		return noChecker(file, "TypeScript is not installed in this project (node_modules/.bin/tsc is missing)"), nil
+	tsc, label, note, err := c.typeScriptCompiler(ctx, project)
+	if err != nil || tsc == "" {
+		return noChecker(file, note), err
 	}
-	// The project's own tsc, run directly: what npx would pick, without npx's start-up cost or
-	// any chance of it fetching a package.
-	out, code, err := runChecker(ctx, project, []string{"NO_COLOR=1"}, filepath.Join(installed, tscRel), "--noEmit", "--pretty", "false", "-p", ".")
+	out, code, err := runChecker(ctx, project, []string{"NO_COLOR=1"}, tsc, "--noEmit", "--pretty", "false", "-p", ".")
 	if err != nil {
 		return checkReport{}, err
 	}
@@ -332,8 +394,42 @@ func checkTypeScript(ctx context.Context, root, file string) (checkReport, error
 		}
 	}
 	var r checkReport
-	r.addRun("tsc", items, others, code, out)
+	r.addRun(label, items, others, code, out)
+	if note != "" {
+		r.notes = append(r.notes, note)
+	}
 	return r, nil
+}
+
+// typeScriptCompiler picks the tsc to check a project with: the project's own (the version it
+// is written for) when the folder is trusted or the person allows it, else one that does not
+// come from the folder. tsc reads tsconfig.json and type declarations but runs none of the
+// project's code and loads no plugins, so a tsc from elsewhere is safe on any folder. note
+// says what the model should know about the choice; no tsc means note says why.
+func (c checker) typeScriptCompiler(ctx context.Context, project string) (tsc, label, note string, err error) {
+	tscRel := filepath.Join("node_modules", ".bin", "tsc")
+	if installed := findUp(c.root, project, tscRel); installed != "" {
+		own := filepath.Join(installed, tscRel)
+		shown := filepath.ToSlash(filepath.Join(slashRelToRoot(project, installed), tscRel))
+		// Run directly: what npx would pick, without npx's start-up cost or any chance of it
+		// fetching a package.
+		ok, why, err := c.mayRun(ctx, shown+" --noEmit --pretty false -p .", project,
+			"the project's own TypeScript compiler ("+filepath.ToSlash(tscRel)+"), a program that comes with this folder")
+		if err != nil {
+			return "", "", "", err
+		}
+		if ok {
+			return own, "tsc", "", nil
+		}
+		if other, err := c.lookTool("tsc"); err == nil {
+			return other, "tsc", fmt.Sprintf("The project's own tsc was not run (%s); the TypeScript compiler at %s checked it instead, and its version may differ from the project's.", why, other), nil
+		}
+		return "", "", "the project's own tsc was not run (" + why + ") and no other TypeScript compiler is installed", nil
+	}
+	if other, err := c.lookTool("tsc"); err == nil {
+		return other, "tsc", fmt.Sprintf("TypeScript is not installed in this project (node_modules/.bin/tsc is missing); the compiler at %s checked it.", other), nil
+	}
+	return "", "", "TypeScript is not installed in this project (node_modules/.bin/tsc is missing) nor anywhere else", nil
 }
 
 var (
@@ -341,12 +437,14 @@ var (
 	nodeError    = regexp.MustCompile(`^[A-Z][A-Za-z]*Error: .+$`)
 )
 
-func checkJavaScript(ctx context.Context, file string) (checkReport, error) {
-	node, err := exec.LookPath("node")
+func (c checker) checkJavaScript(ctx context.Context, file string) (checkReport, error) {
+	node, err := c.lookTool("node")
 	if err != nil {
 		return noChecker(file, "node is not installed"), nil
 	}
-	out, code, err := runChecker(ctx, filepath.Dir(file), nil, node, "--check", file)
+	// node --check only parses. It runs outside the folder so that a version manager's shim
+	// (nvm, volta) is not steered by the folder's files.
+	out, code, err := runChecker(ctx, neutralDir, nil, node, "--check", file)
 	if err != nil {
 		return checkReport{}, err
 	}
@@ -389,7 +487,9 @@ func parseNodeError(out, file string) (Diagnostic, bool) {
 }
 
 // pythonCheck compiles the file without running it or writing a .pyc into the project (which
-// py_compile would), and prints one tab-separated line per problem.
+// py_compile would), and prints one tab-separated line per problem. Python runs isolated (-I:
+// no current folder on the import path, no PYTHON* variables, no user site) and outside the
+// folder, so neither a module of the folder's nor a pyenv .python-version of its steers it.
 const pythonCheck = `
 import sys, warnings
 path = sys.argv[1]
@@ -408,12 +508,12 @@ for w in caught:
     report("warning", w.lineno, 0, w.category.__name__ + ": " + str(w.message))
 `
 
-func checkPython(ctx context.Context, file string) (checkReport, error) {
-	python, err := exec.LookPath("python3")
+func (c checker) checkPython(ctx context.Context, file string) (checkReport, error) {
+	python, err := c.lookTool("python3")
 	if err != nil {
 		return noChecker(file, "python3 is not installed"), nil
 	}
-	out, code, err := runChecker(ctx, filepath.Dir(file), []string{"PYTHONIOENCODING=utf-8"}, python, "-c", pythonCheck, file)
+	out, code, err := runChecker(ctx, neutralDir, nil, python, "-I", "-X", "utf8", "-c", pythonCheck, file)
 	if err != nil {
 		return checkReport{}, err
 	}
@@ -517,6 +617,10 @@ func position(data []byte, offset int) (line, col int) {
 	start := bytes.LastIndexByte(data[:offset], '\n') + 1
 	return bytes.Count(data[:offset], []byte("\n")) + 1, utf8.RuneCount(data[start:offset]) + 1
 }
+
+// neutralDir is where checkers that need no folder of their own run: not the workspace, and
+// not a folder other users can write (a /tmp/.python-version would steer a pyenv shim).
+const neutralDir = "/"
 
 // runChecker runs a checker in dir and returns its combined output and exit code. When ctx
 // ends, the checker is killed with everything it started.

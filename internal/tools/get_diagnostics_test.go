@@ -28,7 +28,7 @@ func newDiagnosticsFixture(t *testing.T, files map[string]string) diagnosticsFix
 			require.NoError(t, os.Chmod(filepath.Join(root, name), 0o755))
 		}
 	}
-	env := &Env{Root: root, Approver: PolicyApprover{}, Checkpoints: NoCheckpoints{}}
+	env := &Env{Root: root, Approver: PolicyApprover{TrustFolder: true}, Checkpoints: NoCheckpoints{}}
 	reg := NewRegistry()
 	require.NoError(t, reg.Register(GetDiagnostics(env)))
 	return diagnosticsFixture{root: root, reg: reg}
@@ -206,7 +206,7 @@ func TestGetDiagnosticsTypeScript(t *testing.T) {
 
 	res, d = f.check(t, context.Background(), "lonely/x.ts")
 	require.Empty(t, d.Checker)
-	require.Contains(t, res.Content, "No checker for .ts files is available here: TypeScript is checked with the project's tsc, and there is no tsconfig.json")
+	require.Contains(t, res.Content, "No checker for .ts files is available here: TypeScript is checked with tsc, and there is no tsconfig.json")
 
 	res, _ = f.check(t, context.Background(), "other/z.ts")
 	require.Contains(t, res.Content, "node_modules/.bin/tsc is missing")

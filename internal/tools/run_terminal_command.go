@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"gantry/internal/git"
 	"gantry/internal/safety"
 	"gantry/internal/terminal"
 )
@@ -62,7 +63,7 @@ func RunTerminalCommand(env *Env, session *terminal.Session) Tool {
 				}
 				cwd = abs
 			}
-			analysis := safety.AnalyzeCommand(p.Command)
+			analysis := safety.AnalyzeCommandIn(p.Command, filepath.ToSlash(env.Root))
 			display := CommandDisplay{
 				Kind:      "command",
 				Command:   p.Command,
@@ -104,10 +105,16 @@ func RunTerminalCommand(env *Env, session *terminal.Session) Tool {
 			}
 			display.AutoApproved = decision.AutoApproved
 
-			res, err := session.Run(ctx, p.Command, cwd, terminal.Options{
+			opts := terminal.Options{
 				Timeout: time.Duration(max(p.Timeout, 0) * float64(time.Second)),
 				Output:  out.Stream,
-			})
+			}
+			if !env.Approver.FolderTrusted() {
+				// Even a command that runs nothing from the folder may start git, and the
+				// repository's hooks and config name programs of the folder's choosing.
+				opts.Env = git.UntrustedEnv(ctx, cwd, os.Environ())
+			}
+			res, err := session.Run(ctx, p.Command, cwd, opts)
 			if err != nil {
 				// The directory checked above went away or left the workspace in the meantime.
 				switch {

@@ -37,9 +37,10 @@ func (s *streamRecorder) String() string {
 
 // recordingApprover remembers every command it was asked about and answers with decision.
 type recordingApprover struct {
-	decision Decision
-	mu       sync.Mutex
-	asked    []CommandApproval
+	PolicyApprover // folder code: not trusted
+	decision       Decision
+	mu             sync.Mutex
+	asked          []CommandApproval
 }
 
 func (a *recordingApprover) ApproveCommand(_ context.Context, req CommandApproval) (Decision, error) {
