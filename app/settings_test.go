@@ -17,6 +17,7 @@ import (
 	"gantry/internal/approval"
 	"gantry/internal/config"
 	"gantry/internal/events"
+	"gantry/internal/git"
 	"gantry/internal/llm"
 	"gantry/internal/llm/fakeollama"
 )
@@ -153,7 +154,7 @@ func TestGitBranchSettingReachesTheRun(t *testing.T) {
 	f.waitIdle(t, res.SessionID, 10*time.Second)
 	require.NoError(t, json.Unmarshal(f.waitEvent(t, res.SessionID, events.RunStarted).Payload, &p))
 	require.NotNil(t, p.GitBranch, "the run was asked for a branch")
-	require.Equal(t, agent.BranchSkipped, p.GitBranch.Status, "the project is not a git repository")
+	require.Equal(t, git.BranchSkipped, p.GitBranch.Status, "the project is not a git repository")
 }
 
 func TestTerminalTimeoutSetting(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	"gantry/internal/checkpoint"
 	"gantry/internal/events"
+	"gantry/internal/git"
 )
 
 // EventSink is the one door to the UI (*events.Emitter): Emit stores and posts at once, for
@@ -45,7 +46,7 @@ type RunStartedPayload struct {
 	// Plan says the run carries out an approved plan (the plan itself is not repeated).
 	Plan bool `json:"plan,omitempty"`
 	// GitBranch is what the session's git branch came to; nil when none was asked for.
-	GitBranch *GitBranchOutcome `json:"gitBranch,omitempty"`
+	GitBranch *git.BranchOutcome `json:"gitBranch,omitempty"`
 }
 
 // TextPayload is an assistantText or thinking delta: the whole cleaned text of the answer so far
