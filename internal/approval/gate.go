@@ -167,7 +167,7 @@ func (g *Gate) ApproveFolderCode(ctx context.Context, f tools.FolderCodeApproval
 // a "no", the model's retries do not bring the card back.
 func (g *Gate) askFolderCode(ctx context.Context, req Request) (tools.Decision, error) {
 	if g.opts.Unattended {
-		return tools.Decision{Message: fmt.Sprintf("Not run: `%s` runs code from this folder (%s), and the folder is not trusted. "+
+		return tools.Decision{Message: fmt.Sprintf("Not run: `%s` %s, and the folder is not trusted. "+
 			"Nobody can trust it in this run; a person who trusts this folder's authors can run again with --trust.", req.Command, req.FolderCode)}, nil
 	}
 	key := req.Cwd + "\x00" + req.Command

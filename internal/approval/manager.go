@@ -56,8 +56,9 @@ type Card struct {
 	// Sandboxed: the command will run in the terminal's sandbox.
 	Sandboxed bool `json:"sandboxed,omitempty"`
 
-	// FolderCode says what in the command runs code the opened folder supplies, which the
-	// folder is not trusted to run: the card then offers to trust the folder (SPEC §8).
+	// FolderCode says, as a verb phrase ("runs a program from this folder: ./build.sh"), how the
+	// command runs code the opened folder supplies, which the folder is not trusted to run: the
+	// card then offers to trust the folder (SPEC §8).
 	FolderCode string `json:"folderCode,omitempty"`
 
 	Path      string `json:"path,omitempty"`

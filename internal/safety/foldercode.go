@@ -122,12 +122,12 @@ func (a *analyzer) folderCode(c command) string {
 		return ""
 	}
 	if what, ok := folderRunners[name]; ok {
-		return name + " runs " + what + " from this folder"
+		return "runs " + what + " from this folder"
 	}
 	if r, ok := subcommandRunners[name]; ok {
 		ops := operands(c.args)
 		if len(ops) > 0 && r.subs[ops[0].text] && (name != "pip" || a.installsLocal(ops[1:], c.args)) {
-			return name + " " + ops[0].text + " runs " + r.what + " from this folder"
+			return "runs " + r.what + " from this folder"
 		}
 		return ""
 	}
@@ -138,11 +138,11 @@ func (a *analyzer) folderCode(c command) string {
 		return a.nodeCode(c)
 	case name == "awk" || name == "gawk" || name == "mawk" || name == "sed":
 		if f, ok := optionValue(c.args, "-f", "--file"); ok && a.inFolder(f) {
-			return name + " runs a script from this folder"
+			return "runs a script from this folder"
 		}
 	case scriptRunners[name]:
 		if script, ok := scriptOperand(c.args); ok && a.inFolder(script) {
-			return name + " runs a script from this folder"
+			return "runs a script from this folder"
 		}
 	}
 	return ""
@@ -157,16 +157,16 @@ func (a *analyzer) pythonCode(c command) string {
 		case t == "-I" || t == "-P":
 			return "" // isolated: the current folder is not on the import path
 		case t == "-m" || strings.HasPrefix(t, "-m"):
-			return "python -m imports the module from this folder first"
+			return "imports modules from this folder first (python -m)"
 		case t == "-c" && i+1 < len(c.args):
 			if strings.Contains(c.args[i+1].text, "import") {
-				return "python -c imports modules from this folder first"
+				return "imports modules from this folder first (python -c)"
 			}
 			return ""
 		}
 	}
 	if script, ok := scriptOperand(c.args); ok && a.inFolder(script) {
-		return "python runs a script from this folder"
+		return "runs a script from this folder"
 	}
 	return ""
 }
@@ -175,12 +175,12 @@ func (a *analyzer) pythonCode(c command) string {
 func (a *analyzer) nodeCode(c command) string {
 	for _, code := range nodeSpec.inlinePrograms(c.args) {
 		if strings.Contains(code.text, "require") || strings.Contains(code.text, "import") {
-			return c.name + " loads modules from this folder's node_modules"
+			return "loads modules from this folder's node_modules"
 		}
 		return ""
 	}
 	if script, ok := scriptOperand(c.args); ok && a.inFolder(script) {
-		return c.name + " runs a script from this folder"
+		return "runs a script from this folder"
 	}
 	return ""
 }

@@ -44,7 +44,7 @@ type EditApproval struct {
 type FolderCodeApproval struct {
 	Command string // exactly what would run, as the card shows it
 	Cwd     string // absolute
-	Why     string // what it is, in plain words: "the project's own TypeScript compiler (node_modules/.bin/tsc)"
+	Why     string // what it does, as a verb phrase: "runs the project's own TypeScript compiler (…)"
 }
 
 // Decision is the answer to an approval.

@@ -274,7 +274,7 @@ func (c checker) checkGo(ctx context.Context, file string) (checkReport, error) 
 	}
 	// go vet builds the package the way the folder's go.mod and cgo directives say, which runs
 	// the C compiler and pkg-config on the folder's terms.
-	ok, why, err := c.mayRun(ctx, "go vet .", dir, "go vet builds this package with the folder's own build settings (go.mod, cgo)")
+	ok, why, err := c.mayRun(ctx, "go vet .", dir, "builds this package with the folder's own build settings (go.mod, cgo directives)")
 	if err != nil {
 		return r, err
 	}
@@ -414,7 +414,7 @@ func (c checker) typeScriptCompiler(ctx context.Context, project string) (tsc, l
 		// Run directly: what npx would pick, without npx's start-up cost or any chance of it
 		// fetching a package.
 		ok, why, err := c.mayRun(ctx, shown+" --noEmit --pretty false -p .", project,
-			"the project's own TypeScript compiler ("+filepath.ToSlash(tscRel)+"), a program that comes with this folder")
+			"runs the project's own TypeScript compiler ("+filepath.ToSlash(tscRel)+"), which comes with this folder")
 		if err != nil {
 			return "", "", "", err
 		}

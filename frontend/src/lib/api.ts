@@ -19,6 +19,7 @@ import type {
   Settings,
   SettingsView,
   ToolInfo,
+  TrustedFolder,
   UndoResult,
   WorkspaceInfo,
 } from './types'
@@ -66,6 +67,14 @@ export const settings = {
   rules: () => call<ApprovalRule[]>('SettingsService', 'Rules'),
   /** Deletes one; resolves to the rules left. */
   removeRule: (rule: ApprovalRule) => call<ApprovalRule[]>('SettingsService', 'RemoveRule', rule),
+  /** The folders trusted to run their own programs. */
+  trustedFolders: () => call<TrustedFolder[]>('SettingsService', 'TrustedFolders'),
+  /** Trusts a folder; resolves to the trusted folders. */
+  trustFolder: (path: string) => call<TrustedFolder[]>('SettingsService', 'TrustFolder', path),
+  /** Takes a folder's trust back; resolves to the folders still trusted. */
+  revokeTrust: (path: string) => call<TrustedFolder[]>('SettingsService', 'RevokeTrust', path),
+  /** Why the trusted folders file could not be used at start, or "". */
+  trustProblem: () => call<string>('SettingsService', 'TrustProblem'),
 }
 
 export const app = {

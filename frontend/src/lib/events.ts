@@ -170,6 +170,8 @@ export interface ApprovalCard {
   reason?: string
   /** The command will run in the terminal's sandbox. */
   sandboxed?: boolean
+  /** What in the command runs the opened folder's own code, when the folder is not trusted. */
+  folderCode?: string
   path?: string
   existed?: boolean
   sensitive?: boolean
@@ -179,7 +181,7 @@ export interface ApprovalCard {
 /** approval.ResolvedPayload */
 export interface ApprovalResolvedPayload {
   id: string
-  outcome: 'allowed' | 'alwaysAllowed' | 'denied' | 'cancelled'
+  outcome: 'allowed' | 'alwaysAllowed' | 'trusted' | 'denied' | 'cancelled'
   edited?: boolean
   message?: string
 }

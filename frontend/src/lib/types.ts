@@ -245,6 +245,14 @@ export interface ApprovalDecision {
   message?: string
   content?: string
   acceptedHunks?: number[]
+  /** Allows a program of the folder's and trusts the folder from now on. */
+  trustFolder?: boolean
+}
+
+/** trust.Folder: a folder trusted to run its own code. */
+export interface TrustedFolder {
+  path: string
+  since: string
 }
 
 export type { GantryEvent }

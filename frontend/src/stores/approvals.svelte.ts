@@ -1,8 +1,10 @@
 // Approvals as the person answers them: what an edit card will send (chosen hunks or the
 // person's own text), and the keyboard shortcuts that answer the oldest card on screen.
 import { untrack } from 'svelte'
+import { chat } from '../lib/api'
 import { isMac } from '../lib/platform'
 import type { ApprovalDecision, ApprovalView, DiffHunk } from '../lib/types'
+import { messageOf } from './notices.svelte'
 
 /**
  * The file an edit becomes when only the accepted hunks are applied to before: the same answer
@@ -85,6 +87,30 @@ export class EditProposal {
     if (this.editing) return this.edited ? { allowed: true, content: this.draft } : { allowed: true }
     if (this.accepted.size === this.total) return { allowed: true }
     return { allowed: true, acceptedHunks: this.view.hunks.filter((h) => this.accepted.has(h.id)).map((h) => h.id) }
+  }
+}
+
+/**
+ * One card's answer on its way: a second click while it travels does nothing, and a refusal
+ * (the backend says why) shows on the card, which stays. On success the card stays busy until
+ * approvalResolved removes it.
+ */
+export class CardResponse {
+  busy = $state(false)
+  error = $state('')
+
+  constructor(readonly id: string) {}
+
+  async respond(d: ApprovalDecision) {
+    if (this.busy) return
+    this.busy = true
+    this.error = ''
+    try {
+      await chat.respondApproval(this.id, d)
+    } catch (err) {
+      this.error = messageOf(err)
+      this.busy = false
+    }
   }
 }
 

@@ -12,7 +12,7 @@ export function applyTheme(theme: Theme | undefined, root?: { dataset: DOMString
   else delete root.dataset.theme
 }
 
-export type SettingsSection = 'general' | 'models' | 'permissions' | 'files' | 'rules' | 'tools'
+export type SettingsSection = 'general' | 'models' | 'permissions' | 'files' | 'rules' | 'trust' | 'tools'
 
 export class SettingsStore {
   view = $state<SettingsView | null>(null)
