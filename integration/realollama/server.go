@@ -72,13 +72,13 @@ func executable(bin string) error {
 	return nil
 }
 
-// GGUF is the tiny random-weight model: $GANTRY_TEST_GGUF, else ../shared/models/ next to the
-// repository.
+// GGUF is the tiny random-weight model: $GANTRY_TEST_GGUF, else the copy in testdata/ that
+// ships with the repository.
 func GGUF() (string, error) {
 	path := os.Getenv("GANTRY_TEST_GGUF")
 	if path == "" {
 		_, file, _, _ := runtime.Caller(0)
-		path = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "models", "llama-2-tiny-random.gguf")
+		path = filepath.Join(filepath.Dir(file), "testdata", "llama-2-tiny-random.gguf")
 	}
 	if _, err := os.Stat(path); err != nil {
 		return "", fmt.Errorf("the test model is missing (%w); set GANTRY_TEST_GGUF to llama-2-tiny-random.gguf", err)
