@@ -1,5 +1,5 @@
 // Mirrors internal/events/types.go (a Go test checks every type appears here).
-import type { OllamaStatus } from './types'
+import type { OllamaStatus, PullState } from './types'
 
 export const EventType = {
   OllamaStatus: "ollamaStatus",
@@ -28,15 +28,23 @@ export const EventType = {
 
 export type EventTypeName = (typeof EventType)[keyof typeof EventType]
 
-export interface GantryEvent<P = unknown> {
+/** What every event carries besides its type and payload. */
+interface EventEnvelope {
   id: string
   seq: number
   sessionId: string
   runId: string
-  type: EventTypeName
-  payload: P
   time: string
 }
+
+/**
+ * One event, as a union keyed by its type: checking e.type narrows e.payload to that type's
+ * payload (EventPayloads), so no store casts it.
+ */
+export type GantryEvent = { [T in EventTypeName]: EventEnvelope & { type: T; payload: EventPayloads[T] } }[EventTypeName]
+
+/** The event of one type. */
+export type EventOf<T extends EventTypeName> = Extract<GantryEvent, { type: T }>
 
 // Payloads of the agent's run: mirrors of internal/agent/events.go (Go is the source; names match).
 
@@ -203,6 +211,7 @@ export interface WorkspaceChangedPayload {
 
 export interface EventPayloads {
   ollamaStatus: OllamaStatus
+  modelPull: PullState
   recentChanged: Record<string, never>
   workspaceChanged: WorkspaceChangedPayload
   runStarted: RunStartedPayload

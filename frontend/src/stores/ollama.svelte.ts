@@ -44,7 +44,7 @@ export class OllamaStore {
   }
 
   handleEvent(e: GantryEvent) {
-    if (e.type === EventType.OllamaStatus) this.apply(e.payload as OllamaStatus)
+    if (e.type === EventType.OllamaStatus) this.apply(e.payload)
   }
 
   async refresh() {

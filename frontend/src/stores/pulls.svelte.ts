@@ -42,7 +42,7 @@ export class PullStore {
 
   handleEvent(e: GantryEvent) {
     if (e.type !== EventType.ModelPull) return
-    const p = e.payload as PullState
+    const p = e.payload
     this.apply(p, p.state === 'running' && p.status === 'starting')
   }
 

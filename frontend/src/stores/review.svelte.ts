@@ -122,7 +122,7 @@ export class ReviewStore {
   start(): () => void {
     return onEvent((e) => {
       if (e.type !== EventType.WorkspaceChanged) return
-      const change = e.payload as WorkspaceChangedPayload
+      const change = e.payload
       if (change.root === workspaceStore.current?.path) this.changed(change)
     })
   }

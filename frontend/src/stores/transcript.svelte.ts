@@ -4,17 +4,11 @@ import {
   EventType,
   type ActionStatus,
   type AgentMode,
-  type CommandOutputPayload,
   type FileChange,
   type GantryEvent,
   type GitBranchOutcome,
-  type ProgressGroupPayload,
-  type RunFinishedPayload,
   type RunStartedPayload,
   type RunStatus,
-  type SpinnerPayload,
-  type TextPayload,
-  type ThinkingDonePayload,
   type ToolActionPayload,
   type ContextCompactedPayload,
   type FilesChangedOnDiskPayload,
@@ -134,19 +128,19 @@ export class Transcript {
     if (e.seq <= this.lastSeq) return false
     this.lastSeq = e.seq
     if (e.type === EventType.RunStarted) {
-      this.start(e.runId, e.payload as RunStartedPayload)
+      this.start(e.runId, e.payload)
       return true
     }
     const turn = this.turnFor(e.runId)
     switch (e.type) {
       case EventType.AssistantText: {
-        const p = e.payload as TextPayload
+        const p = e.payload
         const item = this.item(turn, 'text', p.iteration) ?? this.push(turn, { kind: 'text', iteration: p.iteration, text: '' })
         item.text = p.text
         break
       }
       case EventType.Thinking: {
-        const p = e.payload as TextPayload
+        const p = e.payload
         const item =
           this.item(turn, 'thinking', p.iteration) ??
           this.push(turn, { kind: 'thinking', iteration: p.iteration, text: '', done: false, durationMs: 0 })
@@ -154,7 +148,7 @@ export class Transcript {
         break
       }
       case EventType.ThinkingDone: {
-        const p = e.payload as ThinkingDonePayload
+        const p = e.payload
         const item =
           this.item(turn, 'thinking', p.iteration) ??
           this.push(turn, { kind: 'thinking', iteration: p.iteration, text: '', done: false, durationMs: 0 })
@@ -163,17 +157,17 @@ export class Transcript {
         break
       }
       case EventType.Spinner:
-        turn.spinner = (e.payload as SpinnerPayload).label
+        turn.spinner = (e.payload).label
         break
       case EventType.ProgressGroupStarted: {
-        const p = e.payload as ProgressGroupPayload
+        const p = e.payload
         if (!this.group(turn, p.groupId)) {
           this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: p.iteration, title: p.title ?? '', finished: false, actions: [] } })
         }
         break
       }
       case EventType.ProgressGroupFinished: {
-        const p = e.payload as ProgressGroupPayload
+        const p = e.payload
         const g = this.group(turn, p.groupId)
         if (g) {
           g.finished = true
@@ -184,28 +178,28 @@ export class Transcript {
         break
       }
       case EventType.ToolAction:
-        this.action(turn, e.payload as ToolActionPayload)
+        this.action(turn, e.payload)
         break
       case EventType.CommandOutput: {
-        const p = e.payload as CommandOutputPayload
+        const p = e.payload
         const a = this.findAction(turn, p.actionId)
         if (a) a.output += p.chunk
         break
       }
       case EventType.ApprovalRequested:
-        this.requested(turn, e.payload as ApprovalCard)
+        this.requested(turn, e.payload)
         break
       case EventType.ApprovalResolved:
-        this.resolved(turn, e.payload as ApprovalResolvedPayload)
+        this.resolved(turn, e.payload)
         break
       case EventType.ContextCompacted:
-        this.push(turn, { kind: 'compacted', info: e.payload as ContextCompactedPayload })
+        this.push(turn, { kind: 'compacted', info: e.payload })
         break
       case EventType.FilesChangedOnDisk:
-        this.push(turn, { kind: 'stale', files: e.payload as FilesChangedOnDiskPayload })
+        this.push(turn, { kind: 'stale', files: e.payload })
         break
       case EventType.RunFinished: {
-        const p = e.payload as RunFinishedPayload
+        const p = e.payload
         turn.status = p.status
         turn.message = p.message ?? ''
         turn.filesChanged = p.filesChanged ?? []

@@ -2,7 +2,7 @@
 // dropped, several items, a missing folder, a folder too broad such as $HOME): those become notices.
 import { workspaces } from '../lib/api'
 import { onEvent } from '../lib/bridge'
-import { EventType, type GantryEvent, type WorkspaceChangedPayload } from '../lib/events'
+import { EventType, type GantryEvent } from '../lib/events'
 import type { WorkspaceInfo } from '../lib/types'
 import { FileTree, rootPath } from './filetree.svelte'
 import { messageOf, notices } from './notices.svelte'
@@ -91,7 +91,7 @@ export class WorkspaceStore {
    * that is no longer open are dropped. */
   handleEvent(e: GantryEvent) {
     if (e.type !== EventType.WorkspaceChanged) return
-    const change = e.payload as WorkspaceChangedPayload
+    const change = e.payload
     if (!this.current || change.root !== this.current.path) return
     void this.tree?.applyChange(change)
     if (change.note && !this.#noteShown) {
