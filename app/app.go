@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"gantry/internal/approval"
@@ -53,6 +54,10 @@ type App struct {
 	Info      *AppService
 	Chat      *ChatService
 	Review    *ReviewService
+
+	// systemTheme is the desktop's scheme ("light" or "dark") once the window asked for it:
+	// the start page marks the first frame with it when Appearance says "system".
+	systemTheme atomic.Value
 
 	cancel context.CancelFunc
 	done   chan struct{}

@@ -9,8 +9,10 @@ import (
 	"gantry/internal/config"
 )
 
-// StartPage serves index.html with what the page's first frame needs to know: the theme pinned in
-// Settings → Appearance (data-theme, as frontend/src/stores/settings.svelte.ts sets it later) and
+// StartPage serves index.html with what the page's first frame needs to know: the theme
+// (data-theme, as frontend/src/stores/settings.svelte.ts sets it later: the one pinned in Settings
+// → Appearance, or the desktop's when the window asked for it; a browser's first frame follows
+// its own OS through light-dark() until the page sets it) and
 // whether a project is open (data-project). With those the page paints the right screen in the
 // right colours at once, instead of a blank frame, or the OS theme, until its first calls answer.
 // Every other request goes to next.
@@ -38,7 +40,11 @@ func (a *App) startPage(page []byte) []byte {
 	if a.Workspace.Current() != nil {
 		attrs = ` data-project="open"`
 	}
-	if theme := pinnedTheme(a.settings.Get().Theme); theme != "" {
+	theme := pinnedTheme(a.settings.Get().Theme)
+	if theme == "" {
+		theme, _ = a.systemTheme.Load().(string)
+	}
+	if theme != "" {
 		attrs += ` data-theme="` + theme + `"`
 	}
 	return bytes.Replace(page, []byte("<html"), []byte("<html"+attrs), 1)

@@ -73,6 +73,8 @@ func TestPinnedThemeDecidesTheWindowColour(t *testing.T) {
 	require.NoError(t, a.settings.Save(cur))
 	require.True(t, a.StartsDark(system))
 	require.True(t, asked)
+	page := string(a.startPage([]byte(`<html lang="en">`)))
+	require.Contains(t, page, `data-theme="dark"`, "the first frame follows the desktop the window asked")
 }
 
 func TestSystemPrefersDark(t *testing.T) {

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+
+	"gantry/internal/config"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +29,9 @@ func (a *App) StartsDark(systemDark func() bool) bool {
 	case "light":
 		return false
 	}
-	return systemDark()
+	dark := systemDark()
+	a.systemTheme.Store(map[bool]string{true: config.ThemeDark, false: config.ThemeLight}[dark])
+	return dark
 }
 
 // SystemPrefersDark guesses, before GTK starts, whether WebKitGTK will report

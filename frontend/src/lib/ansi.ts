@@ -180,10 +180,9 @@ function parseRgb(c: AnsiColor | undefined): RGB | undefined {
 // Outside a browser (unit tests) there is nothing to ask; assume the modern answer.
 const hasLightDark = typeof CSS === 'undefined' || CSS.supports('color', 'light-dark(#000, #fff)')
 
-/** Whether the page shows dark now (for browsers without light-dark()). */
+/** Whether the page shows dark now (for browsers without light-dark()): data-theme says. */
 function darkNow(): boolean {
-  const theme = document.documentElement.dataset.theme
-  return theme === 'dark' || (theme !== 'light' && matchMedia('(prefers-color-scheme: dark)').matches)
+  return document.documentElement.dataset.theme === 'dark'
 }
 
 /**

@@ -4,12 +4,36 @@ import type { Settings, SettingsView, Theme } from '../lib/types'
 import { messageOf, notices } from './notices.svelte'
 import { ollamaStore } from './ollama.svelte'
 
-/** Pins the app's colour scheme (app.css reads data-theme on <html>); system follows the OS. */
-export function applyTheme(theme: Theme | undefined, root?: { dataset: DOMStringMap }) {
+type OSScheme = Pick<MediaQueryList, 'matches' | 'addEventListener' | 'removeEventListener'>
+
+let following: { scheme: OSScheme; listener: () => void } | null = null
+
+/**
+ * Sets the app's colour scheme: data-theme on <html> (which app.css reads) is always light or
+ * dark, the one pinned in Settings, or for "system" the OS's, followed as it changes.
+ */
+export function applyTheme(
+  theme: Theme | undefined,
+  root?: { dataset: DOMStringMap },
+  os: () => OSScheme | undefined = () => (typeof matchMedia === 'function' ? matchMedia('(prefers-color-scheme: dark)') : undefined),
+) {
   root ??= typeof document === 'undefined' ? undefined : document.documentElement
   if (!root) return
-  if (theme === 'light' || theme === 'dark') root.dataset.theme = theme
-  else delete root.dataset.theme
+  if (following) {
+    following.scheme.removeEventListener('change', following.listener)
+    following = null
+  }
+  if (theme === 'light' || theme === 'dark') {
+    root.dataset.theme = theme
+    return
+  }
+  const scheme = os()
+  if (!scheme) return
+  const r = root
+  const listener = () => (r.dataset.theme = scheme.matches ? 'dark' : 'light')
+  listener()
+  scheme.addEventListener('change', listener)
+  following = { scheme, listener }
 }
 
 export type SettingsSection = 'general' | 'models' | 'permissions' | 'files' | 'rules' | 'trust' | 'tools'

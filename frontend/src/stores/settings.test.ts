@@ -138,13 +138,23 @@ describe('theme', () => {
     expect(root.dataset.theme).toBe('dark')
     applyTheme('light', root)
     expect(root.dataset.theme).toBe('light')
-    applyTheme('system', root)
-    expect(root.dataset).not.toHaveProperty('theme')
+    // "system" follows the OS, and keeps following it.
+    const listeners: (() => void)[] = []
+    const os = { matches: true, addEventListener: (_: string, l: () => void) => listeners.push(l), removeEventListener: vi.fn() }
+    applyTheme('system', root, () => os)
+    expect(root.dataset.theme).toBe('dark')
+    os.matches = false
+    listeners.forEach((l) => l())
+    expect(root.dataset.theme).toBe('light')
+    applyTheme('dark', root)
+    expect(os.removeEventListener).toHaveBeenCalled()
+    expect(root.dataset.theme).toBe('dark')
   })
 
   it('applies the saved theme to the document', async () => {
     const html = { dataset: {} as DOMStringMap }
     vi.stubGlobal('document', { documentElement: html })
+    vi.stubGlobal('matchMedia', () => ({ matches: false, addEventListener: () => {}, removeEventListener: () => {} }))
     try {
       vi.spyOn(ollamaStore, 'refresh').mockResolvedValue()
       vi.mocked(settings.save).mockResolvedValue(view({ settings: { ...defaults, theme: 'dark' } }))
@@ -152,7 +162,7 @@ describe('theme', () => {
       expect(html.dataset.theme).toBe('dark')
       vi.mocked(settings.get).mockResolvedValue(view())
       await new SettingsStore().load()
-      expect(html.dataset).not.toHaveProperty('theme')
+      expect(html.dataset.theme).toBe('light') // "system", and the OS is light
     } finally {
       vi.unstubAllGlobals()
     }
