@@ -4,7 +4,12 @@ import type { Settings, SettingsView, Theme } from '../lib/types'
 import { messageOf, notices } from './notices.svelte'
 import { ollamaStore } from './ollama.svelte'
 
-type OSScheme = Pick<MediaQueryList, 'matches' | 'addEventListener' | 'removeEventListener'>
+/** The OS's colour scheme as matchMedia('(prefers-color-scheme: dark)') reports it. */
+interface OSScheme {
+  matches: boolean
+  addEventListener(type: 'change', listener: () => void): void
+  removeEventListener(type: 'change', listener: () => void): void
+}
 
 let following: { scheme: OSScheme; listener: () => void } | null = null
 

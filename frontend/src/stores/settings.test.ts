@@ -140,7 +140,7 @@ describe('theme', () => {
     expect(root.dataset.theme).toBe('light')
     // "system" follows the OS, and keeps following it.
     const listeners: (() => void)[] = []
-    const os = { matches: true, addEventListener: (_: string, l: () => void) => listeners.push(l), removeEventListener: vi.fn() }
+    const os = { matches: true, addEventListener: (_: string, l: () => void) => void listeners.push(l), removeEventListener: vi.fn() }
     applyTheme('system', root, () => os)
     expect(root.dataset.theme).toBe('dark')
     os.matches = false
