@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"gantry/internal/project"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func budgetInput(mode Mode, native bool) PromptInput {
 }
 
 // budgetHeavyInput is a project whose agent instructions fill their whole budget (3,000
-// characters, DiscoverProject's cap).
+// characters, project.Discover's cap).
 func budgetHeavyInput(mode Mode, native bool) PromptInput {
 	in := budgetInput(mode, native)
 	in.Project.Instructions = "From AGENTS.md:\n" + strings.Repeat("Keep functions small and name them for what they do.\n", 56)
@@ -162,8 +163,8 @@ func TestShortProjectSectionIsCut(t *testing.T) {
 	require.LessOrEqual(t, len([]rune(s)), shortProjectChars+80)
 	require.True(t, strings.HasSuffix(s, "the project's files have the rest.)"), s)
 	require.True(t, strings.HasPrefix(s, "PROJECT: example.com/shop (Go)\nGo module"), s)
-	require.Empty(t, shortProjectSection(ProjectContext{}))
-	small := ProjectContext{Name: "x", Summary: "Go module x"}
+	require.Empty(t, shortProjectSection(project.Context{}))
+	small := project.Context{Name: "x", Summary: "Go module x"}
 	require.Equal(t, "PROJECT: x\nGo module x", shortProjectSection(small))
 }
 

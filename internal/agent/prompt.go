@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"gantry/internal/project"
 	"strings"
 	"unicode/utf8"
 )
@@ -50,7 +51,7 @@ type PromptInput struct {
 	// Short asks for the variant for small windows: the rules that matter most to a small
 	// model, the mode in a sentence or two, the project context cut short (PlanPrompt sets it).
 	Short   bool
-	Project ProjectContext
+	Project project.Context
 	Memory  string // session memory notes; "" when there are none yet
 	// Rules are the person's own standing instructions from the app settings. Instructions the
 	// project carries (AGENTS.md and the like) come with Project instead.

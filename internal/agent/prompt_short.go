@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"gantry/internal/project"
 	"strings"
 )
 
@@ -66,7 +67,7 @@ func promptShortModeText(m Mode) string {
 
 // shortProjectSection is the project context with short headings, cut to shortProjectChars at
 // a line end with a note saying so, so that the model knows there is more to read.
-func shortProjectSection(p ProjectContext) string {
+func shortProjectSection(p project.Context) string {
 	if p.Summary == "" && p.Instructions == "" {
 		return ""
 	}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"flag"
+	"gantry/internal/project"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func promptTestInput(mode Mode, native bool) PromptInput {
 		Workspace:     "/home/dev/shop",
 		WorkspaceName: "shop",
 		NativeTools:   native,
-		Project: ProjectContext{
+		Project: project.Context{
 			Name:         "example.com/shop",
 			Languages:    []string{"Go"},
 			Instructions: "From AGENTS.md:\nRun `make test` before finishing.",

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"gantry/internal/project"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -160,7 +161,7 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	a.tools = &toolRunner{registry: registry, root: a.req.Workspace, emit: a.emit}
 	in := PromptInput{
 		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
-		NativeTools: a.path == PathNative, Project: DiscoverProject(a.req.Workspace),
+		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
 		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
 	}
 	plan := PlanPrompt(in, registry, a.info.NumCtx(a.req.NumCtxCap))

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -93,9 +92,9 @@ func renderAttachment(root string, a Attachment) (string, error) {
 	defer f.Close()
 
 	r := bufio.NewReader(f)
-	head, _ := r.Peek(8 << 10)
-	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(projectTrimPartialRune(head)) {
-		return "", errors.New("a binary file cannot be attached as text")
+	head, err := r.Peek(8 << 10)
+	if kind := tools.BinaryKind(head, abs, err != nil); kind != "" {
+		return "", fmt.Errorf("it is %s, not text, so it cannot be attached", kind)
 	}
 	lines, err := attachReadLines(r, max(a.StartLine, 1), a.EndLine)
 	if err != nil {

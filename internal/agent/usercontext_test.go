@@ -17,7 +17,7 @@ func attachTestRoot(t *testing.T) string {
 	for i := 1; i <= 12; i++ {
 		lines = append(lines, fmt.Sprintf("line %d", i))
 	}
-	projectWrite(t, root, map[string]string{
+	writeTree(t, root, map[string]string{
 		"src/a.go":  "package a\r\n\r\nfunc A() {}\r\n",
 		"long.txt":  strings.Join(lines, "\n") + "\n",
 		"empty.txt": "",
@@ -69,7 +69,7 @@ func TestRenderAttachmentsRefuses(t *testing.T) {
 		"link outside":     {Attachment{Path: "link.txt"}, "link.txt"},
 		"missing":          {Attachment{Path: "nope.txt"}, "no such file"},
 		"folder":           {Attachment{Path: "src"}, "not a regular file"},
-		"binary":           {Attachment{Path: "bin.dat"}, "binary"},
+		"binary":           {Attachment{Path: "bin.dat"}, "not text, so it cannot be attached"},
 		"start past end":   {Attachment{Path: "long.txt", StartLine: 13}, "only 12 lines"},
 		"reversed range":   {Attachment{Path: "long.txt", StartLine: 5, EndLine: 4}, "before it starts"},
 		"negative":         {Attachment{Path: "long.txt", StartLine: -1}, "start at 1"},
@@ -88,7 +88,7 @@ func TestRenderAttachmentsCutsLargeFiles(t *testing.T) {
 		fmt.Fprintf(&b, "row %d of a long generated file\n", i)
 	}
 	b.WriteString(strings.Repeat("y", 10_000) + "\n")
-	projectWrite(t, root, map[string]string{"big.txt": b.String(), "wide.txt": strings.Repeat("é", 2000) + "\n"})
+	writeTree(t, root, map[string]string{"big.txt": b.String(), "wide.txt": strings.Repeat("é", 2000) + "\n"})
 
 	got, err := RenderAttachments(root, []Attachment{{Path: "big.txt"}})
 	require.NoError(t, err)
@@ -123,4 +123,14 @@ func TestUserMessage(t *testing.T) {
 
 	_, err = UserMessage("x", []Attachment{{Path: "../etc/passwd"}}, root)
 	require.Error(t, err)
+}
+
+// writeTree writes files (slash paths to contents) under root.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	}
 }

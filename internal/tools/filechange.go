@@ -95,7 +95,7 @@ func openTarget(env *Env, path string) (fileTarget, *Result) {
 		return fail(ErrFailed, "%s cannot be read: %s.", quotePath(rel), describeFSError(err))
 	}
 	head := data[:min(len(data), binarySniffBytes)]
-	if kind := binaryKind(head, rel, len(head) == len(data)); kind != "" || bytes.IndexByte(data, 0) >= 0 {
+	if kind := BinaryKind(head, rel, len(head) == len(data)); kind != "" || bytes.IndexByte(data, 0) >= 0 {
 		if kind == "" {
 			kind = "binary data"
 		}

@@ -23,9 +23,9 @@ func describeSpecialFile(m fs.FileMode) string {
 	return "a special file"
 }
 
-// binaryKind says what a file seems to be when its first bytes are not text, or "" when they
+// BinaryKind says what a file seems to be when its first bytes are not text, or "" when they
 // are. head is the start of the file; atEOF says it is the whole file.
-func binaryKind(head []byte, name string, atEOF bool) string {
+func BinaryKind(head []byte, name string, atEOF bool) string {
 	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
 		return "UTF-16 encoded text"
 	}

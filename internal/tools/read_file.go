@@ -109,7 +109,7 @@ func readFile(ctx context.Context, env *Env, arg string, out Output) (Result, er
 			Display: ReadFileDisplay{Kind: "file", Path: rel},
 		}, nil
 	}
-	if kind := binaryKind(head, rel, err != nil); kind != "" {
+	if kind := BinaryKind(head, rel, err != nil); kind != "" {
 		return Fail(ErrInvalidArguments, "%s looks like %s (%s), not text, so read_file cannot show it.",
 			quotePath(rel), kind, formatSize(fi.Size())), nil
 	}

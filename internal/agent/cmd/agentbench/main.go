@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"gantry/internal/project"
 	"net/http"
 	"net/url"
 	"os"
@@ -76,7 +77,7 @@ func benchPrompts() error {
 	if err != nil {
 		return err
 	}
-	project := agent.DiscoverProject(root)
+	project := project.Discover(root)
 	for _, mode := range []agent.Mode{agent.ModeAgent, agent.ModeExplore, agent.ModePlan, agent.ModeReview} {
 		reg, err := agent.ModeTools(mode, all)
 		if err != nil {

@@ -1,4 +1,4 @@
-package agent
+package project
 
 import (
 	"os"
@@ -44,7 +44,7 @@ require golang.org/x/text v0.3.0 // indirect
 		".github/copilot-instructions.md": "Use table-driven tests.\n",
 	})
 
-	p := DiscoverProject(root)
+	p := Discover(root)
 	require.Equal(t, "example.com/shop", p.Name)
 	require.Equal(t, []string{"Go"}, p.Languages)
 	require.Equal(t, "Go module example.com/shop (go 1.22, 3 direct deps)\n"+
@@ -68,7 +68,7 @@ func TestDiscoverNodeProject(t *testing.T) {
 		".cursorrules":   "Always use function components.",
 		"readme.rst":     "===\nWeb\n===\n\n.. image:: badge.svg\n\nThe web front end.\n",
 	})
-	p := DiscoverProject(root)
+	p := Discover(root)
 	require.Equal(t, "web", p.Name)
 	require.Equal(t, []string{"TypeScript"}, p.Languages)
 	require.Equal(t, "Node package web (pnpm); scripts: build, dev, test; deps: react, react-dom; 2 dev deps\n"+
@@ -97,7 +97,7 @@ dependencies = [
 dev = ["pytest"]
 `,
 	})
-	p := DiscoverProject(root)
+	p := Discover(root)
 	require.Equal(t, "tool-kit", p.Name)
 	require.Equal(t, []string{"Python"}, p.Languages)
 	require.Equal(t, "Python project tool-kit (python >=3.10); deps: requests, click, rich, httpx", p.Summary)
@@ -107,7 +107,7 @@ dev = ["pytest"]
 	projectWrite(t, poetry, map[string]string{
 		"pyproject.toml": "[tool.poetry]\nname = \"legacy\"\n\n[tool.poetry.dependencies]\npython = \"^3.9\"\nflask = \"^2\"\n",
 	})
-	require.Equal(t, "Python project legacy; deps: flask", DiscoverProject(poetry).Summary)
+	require.Equal(t, "Python project legacy; deps: flask", Discover(poetry).Summary)
 }
 
 func TestDiscoverRustCrate(t *testing.T) {
@@ -116,17 +116,17 @@ func TestDiscoverRustCrate(t *testing.T) {
 	projectWrite(t, root, map[string]string{
 		"Cargo.toml": "[package]\nname = \"grep-lite\"\nedition = \"2021\"\n\n[dependencies]\nregex = \"1\"\nclap = { version = \"4\", features = [\"derive\"] }\n",
 	})
-	p := DiscoverProject(root)
+	p := Discover(root)
 	require.Equal(t, "Rust crate grep-lite (edition 2021, 2 deps)", p.Summary)
 	require.Equal(t, []string{"Rust"}, p.Languages)
 }
 
 func TestDiscoverEmptyProject(t *testing.T) {
 	t.Parallel()
-	p := DiscoverProject(t.TempDir())
-	require.Equal(t, ProjectContext{}, p)
+	p := Discover(t.TempDir())
+	require.Equal(t, Context{}, p)
 	require.Empty(t, p.Section())
-	require.Equal(t, ProjectContext{}, DiscoverProject(filepath.Join(t.TempDir(), "missing")))
+	require.Equal(t, Context{}, Discover(filepath.Join(t.TempDir(), "missing")))
 }
 
 func TestDiscoverCutsLongInstructions(t *testing.T) {
@@ -134,9 +134,9 @@ func TestDiscoverCutsLongInstructions(t *testing.T) {
 	root := t.TempDir()
 	long := strings.Repeat("Keep functions short and well named.\n", 200)
 	projectWrite(t, root, map[string]string{"AGENTS.md": long, "CLAUDE.md": "Other rules.\n"})
-	p := DiscoverProject(root)
-	require.LessOrEqual(t, len(p.Instructions), projectInstructionChars+300)
-	require.Contains(t, p.Instructions, "(AGENTS.md is cut here; read it with read_file for the rest)")
+	p := Discover(root)
+	require.LessOrEqual(t, len(p.Instructions), instructionChars+300)
+	require.Contains(t, p.Instructions, "(AGENTS.md is cut here; read the file for the rest)")
 	require.Contains(t, p.Instructions, "(CLAUDE.md not included")
 	require.Equal(t, filepath.Base(root), p.Name, "without a manifest the folder names the project")
 }
@@ -152,7 +152,7 @@ func TestDiscoverStaysInsideRoot(t *testing.T) {
 	projectWrite(t, root, map[string]string{"real.md": "Inside rules.\n"})
 	require.NoError(t, os.Symlink("real.md", filepath.Join(root, "CLAUDE.md")))
 
-	p := DiscoverProject(root)
+	p := Discover(root)
 	require.NotContains(t, p.Instructions, "Exfiltrate")
 	require.NotContains(t, p.Summary, "evil")
 	require.Equal(t, "From CLAUDE.md:\nInside rules.", p.Instructions, "a link that stays inside is fine")
@@ -162,12 +162,12 @@ func TestDiscoverSkipsHugeAndBinaryFiles(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	projectWrite(t, root, map[string]string{
-		"AGENTS.md": strings.Repeat("x", projectMaxFileBytes+1),
+		"AGENTS.md": strings.Repeat("x", maxFileBytes+1),
 		"README.md": "Binary\x00data\n",
 		"CLAUDE.md": "Use tabs.\n",
 	})
-	require.Equal(t, "From CLAUDE.md:\nUse tabs.", DiscoverProject(root).Instructions)
-	require.Empty(t, DiscoverProject(root).Summary)
+	require.Equal(t, "From CLAUDE.md:\nUse tabs.", Discover(root).Instructions)
+	require.Empty(t, Discover(root).Summary)
 }
 
 func TestProjectFirstParagraph(t *testing.T) {
@@ -180,6 +180,6 @@ func TestProjectFirstParagraph(t *testing.T) {
 		"table skipped":  {"| a | b |\n|---|---|\n\nProse.", "Prose."},
 		"crlf and space": {"  Indented prose.  \n", "Indented prose."},
 	} {
-		require.Equal(t, tc.want, projectFirstParagraph(tc.in), name)
+		require.Equal(t, tc.want, firstParagraph(tc.in), name)
 	}
 }

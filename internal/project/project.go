@@ -1,4 +1,4 @@
-package agent
+package project
 
 import (
 	"bytes"
@@ -15,9 +15,9 @@ import (
 	"gantry/internal/tools"
 )
 
-// ProjectContext is what the model is told about the project before it reads anything: the
+// Context is what the model is told about the project before it reads anything: the
 // project's own instructions for agents and a few lines of facts that save it exploratory calls.
-type ProjectContext struct {
+type Context struct {
 	Name      string
 	Languages []string
 	// Instructions come from the files projects keep for coding agents (AGENTS.md, CLAUDE.md,
@@ -30,24 +30,24 @@ type ProjectContext struct {
 // Discovery reads only the start of each file, and skips files too large to be hand-written
 // (generated manifests, vendored READMEs), which would cost time and say little.
 const (
-	projectReadBytes        = 32 << 10
-	projectMaxFileBytes     = 1 << 20
-	projectInstructionChars = 3000 // ≈750 tokens, shared by all instruction files
-	projectReadmeChars      = 300
-	projectListMax          = 10
+	readBytes        = 32 << 10
+	maxFileBytes     = 1 << 20
+	instructionChars = 3000 // ≈750 tokens, shared by all instruction files
+	readmeChars      = 300
+	listMax          = 10
 )
 
-// projectInstructionFiles are read in this order; identical contents (CLAUDE.md is often a copy
+// instructionFiles are read in this order; identical contents (CLAUDE.md is often a copy
 // or a link of AGENTS.md) are included once.
-var projectInstructionFiles = []string{"AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md", ".cursorrules"}
+var instructionFiles = []string{"AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md", ".cursorrules"}
 
-// DiscoverProject reads the well-known files at root and summarises them. Missing, unreadable,
+// Discover reads the well-known files at root and summarises them. Missing, unreadable,
 // binary or oversized files are skipped: a project without any of them gets an empty context,
 // never an error. Files are resolved with tools.ResolveWorkspacePath, so a link leading out of
 // the workspace is not followed.
-func DiscoverProject(root string) ProjectContext {
-	d := projectDiscovery{root: root, names: projectRootNames(root)}
-	var p ProjectContext
+func Discover(root string) Context {
+	d := discovery{root: root, names: rootNames(root)}
+	var p Context
 	p.Instructions = d.instructions()
 	var summary []string
 	add := func(line, name, lang string) {
@@ -76,7 +76,7 @@ func DiscoverProject(root string) ProjectContext {
 }
 
 // Section renders the context for the system prompt; "" when nothing was found.
-func (p ProjectContext) Section() string {
+func (p Context) Section() string {
 	if p.Summary == "" && p.Instructions == "" {
 		return ""
 	}
@@ -99,12 +99,12 @@ func (p ProjectContext) Section() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-type projectDiscovery struct {
+type discovery struct {
 	root  string
 	names map[string]string // lower-case name → actual name of the root's entries
 }
 
-func projectRootNames(root string) map[string]string {
+func rootNames(root string) map[string]string {
 	names := map[string]string{}
 	entries, err := os.ReadDir(root)
 	if err != nil {
@@ -120,14 +120,14 @@ func projectRootNames(root string) map[string]string {
 	return names
 }
 
-func (d projectDiscovery) has(name string) bool {
+func (d discovery) has(name string) bool {
 	_, ok := d.names[strings.ToLower(name)]
 	return ok
 }
 
 // read returns the start of a text file under root, or "" when it is missing, leads out of the
 // workspace, is not a regular file, is too large or is binary. truncated says the file went on.
-func (d projectDiscovery) read(rel string) (text string, truncated bool) {
+func (d discovery) read(rel string) (text string, truncated bool) {
 	if !strings.Contains(rel, "/") {
 		actual, ok := d.names[strings.ToLower(rel)]
 		if !ok {
@@ -141,7 +141,7 @@ func (d projectDiscovery) read(rel string) (text string, truncated bool) {
 	}
 	// Stat before opening: opening a named pipe would block.
 	fi, err := os.Stat(abs)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > projectMaxFileBytes {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxFileBytes {
 		return "", false
 	}
 	f, err := os.Open(abs)
@@ -149,13 +149,13 @@ func (d projectDiscovery) read(rel string) (text string, truncated bool) {
 		return "", false
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, projectReadBytes))
+	data, err := io.ReadAll(io.LimitReader(f, readBytes))
 	if err != nil || bytes.IndexByte(data, 0) >= 0 {
 		return "", false
 	}
 	truncated = fi.Size() > int64(len(data))
 	if truncated {
-		data = projectTrimPartialRune(data)
+		data = trimPartialRune(data)
 	}
 	if !utf8.Valid(data) {
 		return "", false
@@ -163,7 +163,7 @@ func (d projectDiscovery) read(rel string) (text string, truncated bool) {
 	return strings.ReplaceAll(string(data), "\r\n", "\n"), truncated
 }
 
-func projectTrimPartialRune(b []byte) []byte {
+func trimPartialRune(b []byte) []byte {
 	for i := 0; i < utf8.UTFMax && len(b) > 0; i++ {
 		if r, size := utf8.DecodeLastRune(b); r != utf8.RuneError || size > 1 {
 			return b
@@ -173,11 +173,11 @@ func projectTrimPartialRune(b []byte) []byte {
 	return b
 }
 
-func (d projectDiscovery) instructions() string {
+func (d discovery) instructions() string {
 	var parts []string
 	var seen []string
-	budget := projectInstructionChars
-	for _, name := range projectInstructionFiles {
+	budget := instructionChars
+	for _, name := range instructionFiles {
 		text, truncated := d.read(name)
 		text = strings.TrimSpace(text)
 		if text == "" || slices.Contains(seen, text) {
@@ -186,24 +186,24 @@ func (d projectDiscovery) instructions() string {
 		seen = append(seen, text)
 		// A few leftover characters would show a meaningless scrap of the file.
 		if len(text) > budget && budget < 200 {
-			parts = append(parts, fmt.Sprintf("(%s not included: the instructions above fill the space; read it with read_file if needed)", name))
+			parts = append(parts, fmt.Sprintf("(%s not included: the instructions above fill the space; read the file if it is needed)", name))
 			continue
 		}
-		if cut, ok := projectCut(text, budget); ok {
+		if cut, ok := cut(text, budget); ok {
 			text, truncated = cut, true
 		}
 		budget -= len(text)
 		block := "From " + name + ":\n" + text
 		if truncated {
-			block += fmt.Sprintf("\n(%s is cut here; read it with read_file for the rest)", name)
+			block += fmt.Sprintf("\n(%s is cut here; read the file for the rest)", name)
 		}
 		parts = append(parts, block)
 	}
 	return strings.Join(parts, "\n\n")
 }
 
-// projectCut shortens s to at most limit bytes, at a line end when one is near.
-func projectCut(s string, limit int) (string, bool) {
+// cut shortens s to at most limit bytes, at a line end when one is near.
+func cut(s string, limit int) (string, bool) {
 	if len(s) <= limit {
 		return s, false
 	}
@@ -217,15 +217,15 @@ func projectCut(s string, limit int) (string, bool) {
 	return strings.TrimRight(s[:cut], " \n"), true
 }
 
-// projectList renders at most projectListMax names, saying how many were left out.
-func projectList(names []string) string {
-	if len(names) <= projectListMax {
+// list renders at most listMax names, saying how many were left out.
+func joinList(names []string) string {
+	if len(names) <= listMax {
 		return strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%s, … (%d more)", strings.Join(names[:projectListMax], ", "), len(names)-projectListMax)
+	return fmt.Sprintf("%s, … (%d more)", strings.Join(names[:listMax], ", "), len(names)-listMax)
 }
 
-func (d projectDiscovery) goModule() (line, name, lang string) {
+func (d discovery) goModule() (line, name, lang string) {
 	text, _ := d.read("go.mod")
 	if text == "" {
 		return "", "", ""
@@ -265,7 +265,7 @@ func (d projectDiscovery) goModule() (line, name, lang string) {
 	return fmt.Sprintf("Go module %s (%s)", module, strings.Join(facts, ", ")), module, "Go"
 }
 
-func (d projectDiscovery) nodePackage() (line, name, lang string) {
+func (d discovery) nodePackage() (line, name, lang string) {
 	text, truncated := d.read("package.json")
 	if text == "" || truncated {
 		return "", "", ""
@@ -296,10 +296,10 @@ func (d projectDiscovery) nodePackage() (line, name, lang string) {
 	}
 	parts := []string{fmt.Sprintf("Node package %s (%s)", label, manager)}
 	if len(pkg.Scripts) > 0 {
-		parts = append(parts, "scripts: "+projectList(projectSortedKeys(pkg.Scripts)))
+		parts = append(parts, "scripts: "+joinList(sortedKeys(pkg.Scripts)))
 	}
 	if len(pkg.Dependencies) > 0 {
-		parts = append(parts, "deps: "+projectList(projectSortedKeys(pkg.Dependencies)))
+		parts = append(parts, "deps: "+joinList(sortedKeys(pkg.Dependencies)))
 	}
 	if len(pkg.DevDependencies) > 0 {
 		parts = append(parts, fmt.Sprintf("%d dev deps", len(pkg.DevDependencies)))
@@ -307,7 +307,7 @@ func (d projectDiscovery) nodePackage() (line, name, lang string) {
 	return strings.Join(parts, "; "), pkg.Name, lang
 }
 
-func projectSortedKeys(m map[string]string) []string {
+func sortedKeys(m map[string]string) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -316,96 +316,10 @@ func projectSortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// projectTOML is just enough TOML for the manifest fields discovery reports: top-level string
-// keys per table, arrays of strings (possibly over several lines), and the key names of a table.
-// Anything it cannot read is skipped.
-type projectTOML map[string]map[string]any
+// tomlDepName is the package name at the start of a dependency ("rich[jupyter]>=13").
+var tomlDepName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*`)
 
-var projectTOMLDepName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*`)
-
-func parseProjectTOML(text string) projectTOML {
-	doc := projectTOML{"": {}}
-	table := ""
-	var arrayKey string
-	var array []string
-	for _, raw := range strings.Split(text, "\n") {
-		l := strings.TrimSpace(raw)
-		if arrayKey != "" {
-			array = append(array, projectTOMLStrings(l)...)
-			if projectTOMLClosesArray(l) {
-				doc[table][arrayKey] = array
-				arrayKey, array = "", nil
-			}
-			continue
-		}
-		if l == "" || l[0] == '#' {
-			continue
-		}
-		if l[0] == '[' {
-			table = strings.Trim(l, "[] ")
-			if doc[table] == nil {
-				doc[table] = map[string]any{}
-			}
-			continue
-		}
-		key, value, ok := strings.Cut(l, "=")
-		if !ok {
-			continue
-		}
-		key = strings.Trim(strings.TrimSpace(key), `"'`)
-		value = strings.TrimSpace(value)
-		switch {
-		case strings.HasPrefix(value, "["):
-			array = projectTOMLStrings(value)
-			if projectTOMLClosesArray(value) {
-				doc[table][key] = array
-				array = nil
-			} else {
-				arrayKey = key
-			}
-		case strings.HasPrefix(value, `"`) || strings.HasPrefix(value, "'"):
-			if s := projectTOMLStrings(value); len(s) > 0 {
-				doc[table][key] = s[0]
-			}
-		default:
-			doc[table][key] = value
-		}
-	}
-	return doc
-}
-
-var projectTOMLString = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'([^']*)'`)
-
-// projectTOMLClosesArray reports whether l holds a "]" outside strings ("rich[jupyter]" does not
-// end the array it is in).
-func projectTOMLClosesArray(l string) bool {
-	return strings.Contains(projectTOMLString.ReplaceAllString(l, ""), "]")
-}
-
-func projectTOMLStrings(l string) []string {
-	var out []string
-	for _, m := range projectTOMLString.FindAllStringSubmatch(l, -1) {
-		out = append(out, m[1]+m[2])
-	}
-	return out
-}
-
-func (t projectTOML) str(table, key string) string {
-	s, _ := t[table][key].(string)
-	return s
-}
-
-// keys returns a table's key names in sorted order.
-func (t projectTOML) keys(table string) []string {
-	var keys []string
-	for k := range t[table] {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func (d projectDiscovery) pythonProject() (line, name, lang string) {
+func (d discovery) pythonProject() (line, name, lang string) {
 	text, _ := d.read("pyproject.toml")
 	if text == "" {
 		if d.has("setup.py") || d.has("requirements.txt") {
@@ -413,12 +327,12 @@ func (d projectDiscovery) pythonProject() (line, name, lang string) {
 		}
 		return "", "", ""
 	}
-	doc := parseProjectTOML(text)
+	doc := parseTOML(text)
 	name = doc.str("project", "name")
 	var deps []string
 	if list, ok := doc["project"]["dependencies"].([]string); ok {
 		for _, dep := range list {
-			if n := projectTOMLDepName.FindString(dep); n != "" {
+			if n := tomlDepName.FindString(dep); n != "" {
 				deps = append(deps, n)
 			}
 		}
@@ -440,17 +354,17 @@ func (d projectDiscovery) pythonProject() (line, name, lang string) {
 		line += " (python " + py + ")"
 	}
 	if len(deps) > 0 {
-		line += "; deps: " + projectList(deps)
+		line += "; deps: " + joinList(deps)
 	}
 	return line, name, "Python"
 }
 
-func (d projectDiscovery) rustCrate() (line, name, lang string) {
+func (d discovery) rustCrate() (line, name, lang string) {
 	text, _ := d.read("Cargo.toml")
 	if text == "" {
 		return "", "", ""
 	}
-	doc := parseProjectTOML(text)
+	doc := parseTOML(text)
 	name = doc.str("package", "name")
 	if name == "" {
 		if _, ok := doc["workspace"]; ok {
@@ -469,7 +383,7 @@ func (d projectDiscovery) rustCrate() (line, name, lang string) {
 // projectMakeTarget matches a rule's target list; ":=" and "::=" are assignments, not rules.
 var projectMakeTarget = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_./ -]*?)\s*::?(?:[^=]|$)`)
 
-func (d projectDiscovery) makeTargets() string {
+func (d discovery) makeTargets() string {
 	var text string
 	for _, name := range []string{"GNUmakefile", "Makefile"} {
 		if text, _ = d.read(name); text != "" {
@@ -491,29 +405,29 @@ func (d projectDiscovery) makeTargets() string {
 	if len(targets) == 0 {
 		return ""
 	}
-	return "Makefile targets: " + projectList(targets)
+	return "Makefile targets: " + joinList(targets)
 }
 
-func (d projectDiscovery) readme() string {
+func (d discovery) readme() string {
 	var text string
 	for _, name := range []string{"README.md", "README.rst", "README.txt", "README"} {
 		if text, _ = d.read(name); text != "" {
 			break
 		}
 	}
-	para := projectFirstParagraph(text)
+	para := firstParagraph(text)
 	if para == "" {
 		return ""
 	}
-	if cut, ok := projectCut(para, projectReadmeChars); ok {
+	if cut, ok := cut(para, readmeChars); ok {
 		para = cut + "…"
 	}
 	return "README: " + para
 }
 
-// projectFirstParagraph returns the README's first paragraph of prose, skipping titles (ATX,
+// firstParagraph returns the README's first paragraph of prose, skipping titles (ATX,
 // setext and rST), badges, HTML, rST directives, tables and code blocks.
-func projectFirstParagraph(text string) string {
+func firstParagraph(text string) string {
 	var para []string
 	inCode := false
 	for _, l := range strings.Split(text, "\n") {
