@@ -81,7 +81,7 @@ func TestRunHeadlessRunsNothingFromAnUntrustedFolder(t *testing.T) {
 				call("run_terminal_command", map[string]any{"command": "./node_modules/.bin/tsc -p ."}), finished)
 			run(t, root, t.TempDir(), flags...)
 			require.NoFileExists(t, marker)
-			require.Contains(t, toolResults(fake), "npm runs package.json scripts")
+			require.Contains(t, toolResults(fake), "Not run: `npm test` runs package.json scripts")
 			require.Contains(t, toolResults(fake), "the folder is not trusted")
 		}
 	})

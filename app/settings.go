@@ -31,9 +31,10 @@ type SettingsView struct {
 	Sandbox terminal.SandboxSupport `json:"sandbox"`
 }
 
-// ToolInfo is a built-in tool as the Settings screen lists it.
+// ToolInfo is a tool as the Settings screen lists it (tools.About).
 type ToolInfo struct {
 	Name    string     `json:"name"`
+	Label   string     `json:"label"`   // a few words
 	Summary string     `json:"summary"` // one line for a person, not the model's description
 	Kind    tools.Kind `json:"kind"`
 }
@@ -142,30 +143,17 @@ func (s *SettingsService) RevokeTrust(path string) ([]trust.Folder, error) {
 // TrustProblem says why the trusted folders file could not be used at start, or "".
 func (s *SettingsService) TrustProblem() string { return s.folders.Problem() }
 
-// toolSummaries describe each tool to a person in one line; the model's descriptions are
-// written for the model.
-var toolSummaries = map[string]string{
-	"read_file":            "Read a file's text.",
-	"list_files":           "List the files and folders of a folder.",
-	"glob":                 "Find files by name pattern, like **/*.go.",
-	"search_workspace":     "Search the text of the project's files, like grep.",
-	"get_diagnostics":      "Check a file for errors with its language's checker (gofmt, tsc, …).",
-	"edit_file":            "Change part of a file by replacing text.",
-	"write_file":           "Create a file or replace all of its content.",
-	"run_terminal_command": "Run a shell command in the project, such as a build or the tests.",
-	"undo_file":            "Undo the agent's changes to one file in this run.",
-	"undo_turn":            "Undo every change the agent made in this run.",
+// toolInfo is a tool's row in Settings, from what the tool says of itself.
+func toolInfo(t tools.Tool) ToolInfo {
+	about := tools.AboutOf(t)
+	return ToolInfo{Name: t.Name(), Label: about.Label, Summary: about.Summary, Kind: t.Kind()}
 }
 
 func builtinTools() []ToolInfo {
 	var out []ToolInfo
 	// The tools are only described here, never run, so they need no real workspace.
 	for _, t := range tools.Builtins(&tools.Env{}, terminal.NewSession(os.TempDir())) {
-		summary := toolSummaries[t.Name()]
-		if summary == "" {
-			summary, _, _ = strings.Cut(t.Description(), ". ")
-		}
-		out = append(out, ToolInfo{Name: t.Name(), Summary: summary, Kind: t.Kind()})
+		out = append(out, toolInfo(t))
 	}
 	return out
 }

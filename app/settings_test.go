@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,7 @@ import (
 	"gantry/internal/git"
 	"gantry/internal/llm"
 	"gantry/internal/llm/fakeollama"
+	"gantry/internal/tools"
 )
 
 func toolNames(req api.ChatRequest) []string {
@@ -308,4 +310,19 @@ func modelNames(st llm.Status) []string {
 		names = append(names, m.Name)
 	}
 	return names
+}
+
+// A tool registered at run time gets a Settings row from what it says of itself.
+func TestSettingsRowOfAToolRegisteredAtRunTime(t *testing.T) {
+	t.Parallel()
+	type params struct {
+		City string `json:"city"`
+	}
+	weather := tools.Define("get_weather", tools.KindFetch, "Tells the weather in a city. Asks a web service.", tools.About{},
+		func(context.Context, params, tools.Output) (tools.Result, error) { return tools.Result{}, nil })
+	require.Equal(t, ToolInfo{Name: "get_weather", Label: "get weather", Summary: "Tells the weather in a city.", Kind: tools.KindFetch}, toolInfo(weather))
+	for _, info := range builtinTools() {
+		require.NotEmpty(t, info.Label, info.Name)
+		require.NotEmpty(t, info.Summary, info.Name)
+	}
 }

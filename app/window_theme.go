@@ -3,12 +3,13 @@ package app
 import (
 	"context"
 
-	"gantry/internal/config"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"gantry/internal/config"
 )
 
 // WindowColour is the window's background before the page paints: app.css's --bg for the theme,

@@ -47,8 +47,8 @@ func (a answer) calls(path ToolPath) []tools.Call {
 
 // streamAnswer makes one model call, showing the answer as it streams. On an error the answer
 // holds what arrived before it.
-func streamAnswer(ctx context.Context, model ChatModel, req llm.ChatRequest, textPath bool, sink StreamSink) (answer, error) {
-	p := NewStreamProcessor(sink, StreamOptions{TextPath: textPath})
+func streamAnswer(ctx context.Context, model ChatModel, req llm.ChatRequest, opts StreamOptions, sink StreamSink) (answer, error) {
+	p := NewStreamProcessor(sink, opts)
 	resp, err := model.Chat(ctx, req, func(c llm.Chunk) error {
 		chunk := Chunk{Thinking: c.Thinking, Content: c.Content}
 		for _, tc := range c.ToolCalls {
@@ -58,7 +58,7 @@ func streamAnswer(ctx context.Context, model ChatModel, req llm.ChatRequest, tex
 		return nil
 	})
 	ans := answer{Result: p.Finish(), nativeCalls: resp.ToolCalls, truncated: resp.Truncated}
-	if textPath {
+	if opts.TextPath {
 		ans.nativeCalls = nil
 	}
 	return ans, err

@@ -41,8 +41,9 @@ func (w callApproval) Answered(_ context.Context, allowed bool) {
 // emit uses the batch's context: state events are stored even after a stop.
 func (w callApproval) emit(status string) {
 	c := w.batch.calls[w.index]
+	v := w.batch.view(c)
 	w.batch.emit.state(w.batch.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: w.batch.groupID, ActionID: w.batch.actionID(w.index), Tool: c.Name, Status: status,
-		Title: callTitle(c), Path: callPath(c.Args), Command: commandArg(c),
+		Title: v.Running, Path: v.Path, Command: v.Command,
 	})
 }

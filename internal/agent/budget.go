@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,16 +38,6 @@ var promptLevels = []PromptLevel{PromptFull, PromptCompact, PromptCore}
 // measures the real prompt, memory included, before every request.
 const promptShare = 0.5
 
-// coreTools are each mode's tools that a small window still describes: enough to find, read,
-// change and check code (agent), or to find and read it (the read-only modes; review keeps its
-// git command).
-var coreTools = map[Mode][]string{
-	ModeAgent:   {"read_file", "list_files", "search_workspace", "edit_file", "write_file", "run_terminal_command"},
-	ModeExplore: {"read_file", "list_files", "search_workspace"},
-	ModePlan:    {"read_file", "list_files", "search_workspace"},
-	ModeReview:  {"read_file", "list_files", "search_workspace", "run_terminal_command"},
-}
-
 // PromptPlan is what a run sends before its conversation, at the level its window affords.
 type PromptPlan struct {
 	Level PromptLevel
@@ -79,17 +70,16 @@ func PlanPrompt(in PromptInput, registry *tools.Registry, numCtx int) PromptPlan
 // renderLevel renders the prompt and tools of one level.
 func renderLevel(in PromptInput, registry *tools.Registry, level PromptLevel) PromptPlan {
 	in.ToolsText, in.MoreTools, in.LeftOut, in.Short = "", "", nil, level == PromptCore
+	in.Example, in.Hints = toolGuidance(registry)
 	detail := tools.DetailFull
 	if level != PromptFull {
 		detail = tools.DetailCompact
 	}
 	var core, rest func(tools.Tool) bool
 	if level == PromptCore {
-		names := coreTools[in.Mode]
-		if names == nil {
-			names = coreTools[ModeExplore]
-		}
-		core = func(t tools.Tool) bool { return slices.Contains(names, t.Name()) }
+		// The tools that find, read, change and check code (tools.About.Core) are still
+		// described; the mode's registry already holds only the ones it may use.
+		core = func(t tools.Tool) bool { return tools.AboutOf(t).Core }
 		rest = func(t tools.Tool) bool { return !core(t) }
 	}
 
@@ -112,6 +102,34 @@ func renderLevel(in PromptInput, registry *tools.Registry, level PromptLevel) Pr
 	plan.Input = in
 	plan.Tokens = EstimateTokens(BuildSystemPrompt(in)) + wireTokens(plan.Wire)
 	return plan
+}
+
+// toolGuidance is the example call for the text path (from the first tool that gives one) and
+// the navigation hints of the registry's tools, in its order.
+func toolGuidance(registry *tools.Registry) (example string, hints []string) {
+	for _, t := range registry.List() {
+		about := tools.AboutOf(t)
+		if example == "" && about.Example != nil {
+			example = exampleCall(t.Name(), about.Example)
+		}
+		if about.Hint != "" {
+			hints = append(hints, strings.Split(about.Hint, "\n")...)
+		}
+	}
+	return example, hints
+}
+
+// exampleCall writes a call as the prompt shows it: {"name": "x", "arguments": {"k": "v"}}.
+func exampleCall(name string, args map[string]any) string {
+	keys := slices.Sorted(maps.Keys(args))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		key, _ := json.Marshal(k)
+		value, _ := json.Marshal(args[k])
+		parts[i] = string(key) + ": " + string(value)
+	}
+	n, _ := json.Marshal(name)
+	return `{"name": ` + string(n) + `, "arguments": {` + strings.Join(parts, ", ") + `}}`
 }
 
 // wireTokens estimates tools[] as the model reads it: chat templates render each tool as its

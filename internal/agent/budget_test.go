@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"gantry/internal/project"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gantry/internal/project"
 
 	"github.com/stretchr/testify/require"
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/ollama/ollama/api"
 
 	"gantry/internal/events"
 	"gantry/internal/llm"
+	"gantry/internal/tools"
 )
 
 const (
@@ -80,7 +82,7 @@ func (p *promptMeter) Chat(ctx context.Context, req llm.ChatRequest, onChunk fun
 
 // observe brings the memory up to date with the history.
 func (w *contextWindow) observe(h *history) {
-	w.memory.observe(h.msgs[w.seen:], h.times[w.seen:])
+	w.memory.observe(h.msgs[w.seen:], h.times[w.seen:], h.metas[w.seen:])
 	w.seen = len(h.msgs)
 }
 
@@ -92,7 +94,7 @@ func (a *agentRun) noteStaleFiles(ctx context.Context) error {
 	if note == "" {
 		return nil
 	}
-	if err := a.hist.add(ctx, api.Message{Role: "user", Content: note}); err != nil {
+	if err := a.hist.addAt(ctx, api.Message{Role: "user", Content: note}, time.Time{}, messageMeta{Told: &told}); err != nil {
 		return err
 	}
 	a.emit.state(ctx, events.FilesChangedOnDisk, told)
@@ -107,7 +109,7 @@ func (a *agentRun) windowedRequest(ctx context.Context) []api.Message {
 		// Measure the loop's answers; compaction's own call goes to the model directly.
 		w.meter = &promptMeter{ChatModel: a.deps.LLM}
 		a.deps.LLM = w.meter
-		w.task = lastUserMessage(a.hist.msgs)
+		w.task = a.hist.lastUserMessage()
 	}
 	w.observe(a.hist)
 	w.prompt.Memory = w.memory.String()
@@ -121,10 +123,11 @@ func (a *agentRun) windowedRequest(ctx context.Context) []api.Message {
 	return a.hist.request(a.system)
 }
 
-// lastUserMessage is the person's latest message (not a note of Gantry's to the model).
-func lastUserMessage(msgs []api.Message) int {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == "user" && !strings.HasPrefix(msgs[i].Content, staleNoteHead) {
+// lastUserMessage is the person's latest message: a user message that carries no tool results
+// and no note of Gantry's to the model.
+func (h *history) lastUserMessage() int {
+	for i := len(h.msgs) - 1; i >= 0; i-- {
+		if h.msgs[i].Role == "user" && h.metas[i].empty() {
 			return i
 		}
 	}
@@ -283,9 +286,9 @@ func transcriptLine(m api.Message) string {
 	if m.ToolName != "" {
 		b.WriteString(" (" + m.ToolName + ")")
 	}
-	b.WriteString(": " + clip(m.Content, compactClip))
+	b.WriteString(": " + tools.Clip(m.Content, compactClip))
 	for _, c := range m.ToolCalls {
-		b.WriteString(fmt.Sprintf("\n[called %s %s]", c.Function.Name, clip(c.Function.Arguments.String(), 200)))
+		b.WriteString(fmt.Sprintf("\n[called %s %s]", c.Function.Name, tools.Clip(c.Function.Arguments.String(), 200)))
 	}
 	return b.String()
 }

@@ -84,7 +84,7 @@ const (
 )
 
 // ToolActionPayload is one line of a progress group, sent again as it changes state. A call
-// that shows steps of its own (read_file's 100-line chunks) adds actions whose ActionID extends
+// that shows steps of its own (a read's 100-line chunks) adds actions whose ActionID extends
 // the call's ("<call>.1").
 type ToolActionPayload struct {
 	GroupID   string `json:"groupId"`

@@ -34,7 +34,27 @@ type history struct {
 	// times are when each message was saved, index for index: what the model last saw of a
 	// file dates from the result that showed it (stale.go).
 	times []time.Time
+	// metas are what each message says in structured form, index for index (memory.go).
+	metas []messageMeta
 }
+
+// messageMeta is what a message says in structured form, stored beside it (store.Message.Meta):
+// the session memory and the stale-file note read it, never the wording of the message.
+type messageMeta struct {
+	// Results are the message's tool results in call order: one for a native tool message, the
+	// whole batch for the text path's user message.
+	Results []resultMeta `json:"results,omitempty"`
+	// Told are the files a stale-file note named (stale.go).
+	Told *FilesChangedOnDiskPayload `json:"told,omitempty"`
+}
+
+// resultMeta is one tool result's meta and the tool that gave it.
+type resultMeta struct {
+	Tool string `json:"tool"`
+	tools.Meta
+}
+
+func (m messageMeta) empty() bool { return len(m.Results) == 0 && m.Told == nil }
 
 // loadHistory reads the session's earlier messages, so a run continues the conversation.
 func loadHistory(ctx context.Context, st MessageStore, sessionID, runID string, now func() time.Time) (*history, error) {
@@ -43,6 +63,7 @@ func loadHistory(ctx context.Context, st MessageStore, sessionID, runID string, 
 		return nil, err
 	}
 	h := &history{store: st, sessionID: sessionID, runID: runID, now: now}
+	var legacy legacyReader
 	for _, m := range stored {
 		msg := api.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName}
 		if len(m.ToolCalls) > 0 {
@@ -50,20 +71,29 @@ func loadHistory(ctx context.Context, st MessageStore, sessionID, runID string, 
 				return nil, fmt.Errorf("reading the tool calls of message %d: %w", m.Seq, err)
 			}
 		}
+		var meta messageMeta
+		if len(m.Meta) > 0 {
+			if err := json.Unmarshal(m.Meta, &meta); err != nil {
+				return nil, fmt.Errorf("reading the meta of message %d: %w", m.Seq, err)
+			}
+		} else {
+			meta = legacy.meta(msg) // written before metas were stored
+		}
 		h.msgs = append(h.msgs, msg)
 		h.times = append(h.times, m.Time)
+		h.metas = append(h.metas, meta)
 	}
 	return h, nil
 }
 
 // add saves m and appends it to the history.
 func (h *history) add(ctx context.Context, m api.Message) error {
-	return h.addAt(ctx, m, time.Time{})
+	return h.addAt(ctx, m, time.Time{}, messageMeta{})
 }
 
-// addAt is add for a message dated at (zero: now): a tool's result is dated when the tool
-// finished, not when the whole batch did (stale.go).
-func (h *history) addAt(ctx context.Context, m api.Message, at time.Time) error {
+// addAt is add for a message dated at (zero: now) with what it says in structured form: a
+// tool's result is dated when the tool finished, not when the whole batch did (stale.go).
+func (h *history) addAt(ctx context.Context, m api.Message, at time.Time, meta messageMeta) error {
 	if at.IsZero() {
 		at = h.now()
 	}
@@ -78,6 +108,13 @@ func (h *history) addAt(ctx context.Context, m api.Message, at time.Time) error 
 		}
 		rec.ToolCalls = raw
 	}
+	// Every message written now has a meta, empty or not: only older rows lack one and are read
+	// from their text (legacy.go).
+	raw, err := json.Marshal(meta)
+	if err != nil {
+		return fmt.Errorf("encoding the message's meta: %w", err)
+	}
+	rec.Meta = raw
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), historySaveTimeout)
 	defer cancel()
 	if _, err := h.store.AppendMessage(ctx, rec); err != nil {
@@ -85,16 +122,19 @@ func (h *history) addAt(ctx context.Context, m api.Message, at time.Time) error 
 	}
 	h.msgs = append(h.msgs, m)
 	h.times = append(h.times, rec.Time)
+	h.metas = append(h.metas, meta)
 	return nil
 }
 
-// replaceBefore puts head in place of the messages before i (compaction), dated now.
+// replaceBefore puts head in place of the messages before i (compaction), dated now. Their
+// metas go: the memory has read them already, and the summary says nothing structured.
 func (h *history) replaceBefore(i int, head []api.Message) {
 	times := make([]time.Time, len(head), len(head)+len(h.times)-i)
 	for k := range times {
 		times[k] = h.now()
 	}
 	h.times = append(times, h.times[i:]...)
+	h.metas = append(make([]messageMeta, len(head), len(head)+len(h.metas)-i), h.metas[i:]...)
 	h.msgs = append(head, h.msgs[i:]...)
 }
 
@@ -114,32 +154,37 @@ func assistantMessage(ans answer) api.Message {
 	return api.Message{Role: "assistant", Content: ans.RawText, Thinking: ans.Thinking, ToolCalls: ans.nativeCalls}
 }
 
-// resultMessages feeds a batch's results back: on the native path one tool message per call,
-// in call order, each naming its tool so the model can match results to calls; on the text
-// path one user message holding them all.
-func resultMessages(path ToolPath, results []toolFeedback) []api.Message {
+// resultMessages feeds a batch's results back, with each message's meta: on the native path
+// one tool message per call, in call order, each naming its tool so the model can match results
+// to calls; on the text path one user message holding them all.
+func resultMessages(path ToolPath, results []toolFeedback) ([]api.Message, []messageMeta) {
 	if path == PathNative {
 		out := make([]api.Message, len(results))
+		metas := make([]messageMeta, len(results))
 		for i, r := range results {
 			out[i] = api.Message{Role: "tool", ToolName: r.tool, Content: r.content}
+			metas[i] = messageMeta{Results: []resultMeta{{Tool: r.tool, Meta: r.meta}}}
 		}
-		return out
+		return out, metas
 	}
 	var b strings.Builder
+	var meta messageMeta
 	for i, r := range results {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
 		fmt.Fprintf(&b, "<tool_result name=%q>\n%s\n</tool_result>", r.tool, r.content)
+		meta.Results = append(meta.Results, resultMeta{Tool: r.tool, Meta: r.meta})
 	}
-	return []api.Message{{Role: "user", Content: b.String()}}
+	return []api.Message{{Role: "user", Content: b.String()}}, []messageMeta{meta}
 }
 
-// toolFeedback is one call's result as the model reads it, and when the call finished (zero
-// for calls never run).
+// toolFeedback is one call's result as the model reads it, what it says in structured form,
+// and when the call finished (zero for calls never run).
 type toolFeedback struct {
 	tool    string
 	content string
+	meta    tools.Meta
 	at      time.Time
 }
 

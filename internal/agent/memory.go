@@ -2,15 +2,13 @@ package agent
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/ollama/ollama/api"
+	"gantry/internal/tools"
 
-	"gantry/internal/toolcall"
+	"github.com/ollama/ollama/api"
 )
 
 // memoryCap bounds the memory section of the system prompt, paid on every request.
@@ -18,15 +16,14 @@ const memoryCap = 1200
 
 // sessionMemory is the session's notes for the system prompt (SPEC §10): files read, files
 // changed with their line counts, commands run with their exit codes. The notes are derived
-// from the tool calls and results in the history rather than stored: loadHistory reads the
+// from the metas of the tool results in the history rather than stored: loadHistory reads the
 // same messages, so a later run of the session (or the app after a restart) has them, and
 // compaction, which only shortens what the model is sent, cannot lose them.
 type sessionMemory struct {
-	notes   map[string]*memoryNote // by kind and key
-	seq     int                    // order of the latest note
-	pending []toolcall.Call        // calls of the last assistant message still waiting for results
-	// undone are the files the model's own undo_file and undo_turn put back or deleted, by the
-	// name their result gives: changes it knows of (stale.go).
+	notes map[string]*memoryNote // by kind and key
+	seq   int                    // order of the latest note
+	// undone are the files the model's own undos put back or deleted: changes it knows of
+	// (stale.go).
 	undone map[string]undoneFile
 }
 
@@ -60,80 +57,39 @@ func newSessionMemory() *sessionMemory {
 	return &sessionMemory{notes: map[string]*memoryNote{}, undone: map[string]undoneFile{}}
 }
 
-var (
-	// The tools' own result texts: "Edited main.go (+1 −1).", "Created x.go (3 lines).", and
-	// the "[exit code 0, 12ms]" line that ends a command's output.
-	memChangedRe = regexp.MustCompile(`\(\+(\d+) −(\d+)\)\.`)
-	memCreatedRe = regexp.MustCompile(`^Created .* \((\d+) lines?\)\.`)
-	memExitRe    = regexp.MustCompile(`\[exit code (-?\d+)`)
-	// resultMessages' text-path framing.
-	memTextResultRe = regexp.MustCompile(`(?s)<tool_result name="([^"]*)">\n(.*?)\n</tool_result>`)
-)
-
-// observe takes the notes of messages appended to the history, in order, on either tool path
-// (a session may switch models). times are when each was saved, index for index (nil: unknown).
-func (m *sessionMemory) observe(msgs []api.Message, times []time.Time) {
-	for i, msg := range msgs {
+// observe takes the notes of messages appended to the history, in order. times and metas are
+// when each was saved and what it says in structured form, index for index (times may be
+// short: unknown).
+func (m *sessionMemory) observe(msgs []api.Message, times []time.Time, metas []messageMeta) {
+	for i := range msgs {
 		var at time.Time
 		if i < len(times) {
 			at = times[i]
 		}
-		switch msg.Role {
-		case "assistant":
-			m.pending = m.pending[:0]
-			for _, c := range msg.ToolCalls {
-				m.pending = append(m.pending, toolcall.Call{Name: c.Function.Name, Arguments: c.Function.Arguments.ToMap()})
-			}
-			if len(msg.ToolCalls) == 0 {
-				m.pending = append(m.pending, toolcall.Extract(msg.Content)...)
-			}
-		case "tool":
-			m.result(msg.ToolName, msg.Content, at)
-		case "user":
-			for _, r := range memTextResultRe.FindAllStringSubmatch(msg.Content, -1) {
-				m.result(r[1], r[2], at)
-			}
-			m.told(msg.Content, at)
+		for _, r := range metas[i].Results {
+			m.result(r.Meta, at)
+		}
+		if told := metas[i].Told; told != nil {
+			m.told(*told, at)
 		}
 	}
 }
 
-// result pairs a result with the first waiting call of its tool and notes what it did.
-func (m *sessionMemory) result(tool, content string, at time.Time) {
-	i := slices.IndexFunc(m.pending, func(c toolcall.Call) bool { return c.Name == tool })
-	if i < 0 {
-		return
+// result notes what one tool result did.
+func (m *sessionMemory) result(meta tools.Meta, at time.Time) {
+	for _, r := range meta.Read {
+		m.note(noteRead, r.Path).saw(at)
 	}
-	c := m.pending[i]
-	m.pending = slices.Delete(m.pending, i, i+1)
-	path := callPath(c.Arguments)
-
-	switch {
-	case tool == "undo_file" || tool == "undo_turn":
-		m.undid(content, at)
-	case tool == "run_terminal_command":
-		cmd, _ := c.Arguments["command"].(string)
-		exits := memExitRe.FindAllStringSubmatch(content, -1)
-		if cmd == "" || len(exits) == 0 {
-			return // denied or never run
-		}
-		code, _ := strconv.Atoi(exits[len(exits)-1][1])
-		m.note(noteCommand, clip(cmd, 80)).exitCode = code
-	case path == "":
-	case tool == "read_file":
-		if head := firstLine(content); strings.HasSuffix(head, "):") {
-			m.note(noteRead, path).saw(at)
-		}
-	default:
-		if r := memChangedRe.FindStringSubmatch(firstLine(content)); r != nil {
-			n := m.note(noteChanged, path)
-			n.added, n.removed = n.added+atoi(r[1]), n.removed+atoi(r[2])
-			n.saw(at)
-		} else if r := memCreatedRe.FindStringSubmatch(firstLine(content)); r != nil {
-			n := m.note(noteChanged, path)
-			n.added += atoi(r[1])
-			n.saw(at)
-		}
+	for _, c := range meta.Changed {
+		n := m.note(noteChanged, c.Path)
+		n.added, n.removed = n.added+c.Added, n.removed+c.Removed
+		n.saw(at)
+	}
+	for _, u := range meta.Undone {
+		m.undone[u.Path] = undoneFile{at: at, gone: u.Gone}
+	}
+	if c := meta.Command; c != nil && c.Command != "" {
+		m.note(noteCommand, tools.Clip(c.Command, 80)).exitCode = c.ExitCode
 	}
 }
 
@@ -143,11 +99,6 @@ func (n *memoryNote) saw(t time.Time) {
 		n.seen = t
 	}
 	n.gone = false
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }
 
 func (m *sessionMemory) note(kind memoryNoteKind, key string) *memoryNote {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/ollama/ollama/api"
 	"github.com/stretchr/testify/require"
+
+	"gantry/internal/tools"
 )
 
 func memNativeCall(name string, args map[string]any) api.Message {
@@ -17,10 +19,44 @@ func memNativeCall(name string, args map[string]any) api.Message {
 	return api.Message{Role: "assistant", ToolCalls: []api.ToolCall{{Function: api.ToolCallFunction{Name: name, Arguments: fa}}}}
 }
 
+// observeLegacy has m observe messages written before metas were stored, read from their
+// words as loadHistory does.
+func observeLegacy(m *sessionMemory, msgs []api.Message) {
+	var l legacyReader
+	metas := make([]messageMeta, len(msgs))
+	for i, msg := range msgs {
+		metas[i] = l.meta(msg)
+	}
+	m.observe(msgs, nil, metas)
+}
+
+func TestSessionMemoryFromMetas(t *testing.T) {
+	t.Parallel()
+	m := newSessionMemory()
+	results := func(ms ...tools.Meta) messageMeta {
+		var out messageMeta
+		for _, r := range ms {
+			out.Results = append(out.Results, resultMeta{Tool: "any", Meta: r})
+		}
+		return out
+	}
+	msgs := []api.Message{{Role: "user", Content: "fix it"}, {Role: "tool"}, {Role: "tool"}, {Role: "user"}}
+	m.observe(msgs, nil, []messageMeta{
+		{},
+		results(tools.Meta{Read: []tools.ReadSpan{{Path: "main.go", From: 1, To: 3, Total: 3}}}),
+		results(tools.Meta{Changed: []tools.FileChange{{Path: "main.go", Added: 2, Removed: 1}}}),
+		results(tools.Meta{Command: &tools.CommandRun{Command: "go test ./...", ExitCode: 1}},
+			tools.Meta{Changed: []tools.FileChange{{Path: "new.go", Added: 3, Created: true}}}),
+	})
+	require.Equal(t, "Files changed: new.go (+3 −0), main.go (+2 −1)\n"+
+		"Commands run: `go test ./...` (exit 1)", m.String())
+}
+
+// The same notes from messages written before metas were stored, read from their words.
 func TestSessionMemoryNative(t *testing.T) {
 	t.Parallel()
 	m := newSessionMemory()
-	m.observe([]api.Message{
+	observeLegacy(m, []api.Message{
 		{Role: "user", Content: "fix it"},
 		memNativeCall("read_file", map[string]any{"path": "main.go"}),
 		{Role: "tool", ToolName: "read_file", Content: "main.go (3 lines):\n1\tpackage main"},
@@ -38,7 +74,7 @@ func TestSessionMemoryNative(t *testing.T) {
 		{Role: "tool", ToolName: "run_terminal_command", Content: "The user did not allow this command."},
 		memNativeCall("read_file", map[string]any{"path": "util.go"}),
 		{Role: "tool", ToolName: "read_file", Content: "util.go (10 lines):\n1\tpackage main"},
-	}, nil)
+	})
 	require.Equal(t, "Files changed: new.go (+3 −0), main.go (+3 −2)\n"+
 		"Files read: util.go\n"+
 		"Commands run: `go test ./...` (exit 1)", m.String())
@@ -49,11 +85,11 @@ func TestSessionMemoryTextPath(t *testing.T) {
 	m := newSessionMemory()
 	calls := "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}</tool_call>\n" +
 		"<tool_call>{\"name\": \"run_terminal_command\", \"arguments\": {\"command\": \"ls\"}}</tool_call>"
-	results := resultMessages(PathText, []toolFeedback{
+	results, _ := resultMessages(PathText, []toolFeedback{
 		{tool: "read_file", content: "a.go (1 line):\n1\tpackage a"},
 		{tool: "run_terminal_command", content: "a.go\n[exit code 0, 3ms]"},
 	})
-	m.observe(append([]api.Message{{Role: "assistant", Content: calls}}, results...), nil)
+	observeLegacy(m, append([]api.Message{{Role: "assistant", Content: calls}}, results...))
 	require.Equal(t, "Files read: a.go\nCommands run: `ls` (exit 0)", m.String())
 }
 
@@ -66,7 +102,7 @@ func TestSessionMemoryKeepsNewest(t *testing.T) {
 		msgs = append(msgs, memNativeCall("read_file", map[string]any{"path": p}),
 			api.Message{Role: "tool", ToolName: "read_file", Content: p + " (1 line):\n1\tx"})
 	}
-	m.observe(msgs, nil)
+	observeLegacy(m, msgs)
 	s := m.String()
 	require.LessOrEqual(t, len(s), memoryCap)
 	require.True(t, strings.HasPrefix(s, "Files read: src/package199/file.go, src/package198/file.go"), s)

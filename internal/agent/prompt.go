@@ -2,9 +2,10 @@ package agent
 
 import (
 	"fmt"
-	"gantry/internal/project"
 	"strings"
 	"unicode/utf8"
+
+	"gantry/internal/project"
 )
 
 // Mode is what a run may do: agent changes the workspace; the others only read it.
@@ -48,6 +49,10 @@ type PromptInput struct {
 	MoreTools string
 	// LeftOut names, on the native path, the mode's tools the window could not afford to send.
 	LeftOut []string
+	// Example is a call in the text path's format, made from the first offered tool that gives
+	// one (tools.About.Example); Hints are the offered tools' lines for CODE NAVIGATION.
+	Example string
+	Hints   []string
 	// Short asks for the variant for small windows: the rules that matter most to a small
 	// model, the mode in a sentence or two, the project context cut short (PlanPrompt sets it).
 	Short   bool
@@ -70,12 +75,29 @@ func BuildSystemPrompt(in PromptInput) string {
 	}
 	sections := []string{promptRole(in)}
 	if !in.NativeTools {
-		sections = append(sections, promptToolCalling, toolsSection(in))
+		sections = append(sections, toolCallingSection(promptToolCalling, in.Example), toolsSection(in))
 	}
 	sections = append(sections, promptModeText(in.Mode), in.Project.Section(), promptUserContext)
 	sections = append(sections, rulesSection(in))
-	sections = append(sections, promptNavigation, memorySection(in))
+	sections = append(sections, navigationSection(in), memorySection(in))
 	return joinSections(sections)
+}
+
+// toolCallingSection is the text path's call format, with the run's example call.
+func toolCallingSection(format, example string) string {
+	if example == "" {
+		example = `{"name": "tool_name", "arguments": {}}`
+	}
+	return strings.Replace(format, "{{example}}", "<tool_call>"+example+"</tool_call>", 1)
+}
+
+// navigationSection says how to find code with the tools offered, one line per tool that has
+// advice (tools.About.Hint).
+func navigationSection(in PromptInput) string {
+	if len(in.Hints) == 0 {
+		return ""
+	}
+	return "CODE NAVIGATION:\n- " + strings.Join(in.Hints, "\n- ")
 }
 
 func toolsSection(in PromptInput) string {
@@ -150,7 +172,7 @@ func promptRole(in PromptInput) string {
 
 const promptToolCalling = `TOOL CALLS:
 To use a tool, write exactly:
-<tool_call>{"name": "read_file", "arguments": {"path": "src/main.go"}}</tool_call>
+{{example}}
 - The JSON must be valid; "arguments" holds the tool's parameters as listed under TOOLS.
 - You may write several calls in one answer.
 - After your calls, stop and wait: the results arrive in the next message. Never invent results.`
@@ -168,17 +190,11 @@ Investigate the code, then end with a numbered plan of concrete steps. Each step
 Review the changes, or the code the user names, for security and correctness: injection, path traversal, leaked secrets, unchecked errors, races, missed edge cases. Start with the changes (git status, git diff). You may run only read-only git commands: git status, git diff, git log, git show, git blame. Report each finding as file:line, severity (high/medium/low), the problem and a fix; say plainly when you find nothing. Do not change files.`
 	default:
 		return `MODE: AGENT
-Make the requested change with the tools: find the relevant code, read it, edit it, then verify with get_diagnostics or the project's tests when you can. Finish with a short summary of what you changed.`
+Make the requested change with the tools: find the relevant code, read it, edit it, then check it (the file's diagnostics, the project's tests) when you can. Finish with a short summary of what you changed.`
 	}
 }
 
 // promptUserContext reinforces the labels that RenderAttachments puts on attached code (reference
 // 001, "System Prompt Reinforcement"): without it small models re-read what they were given.
 const promptUserContext = `USER-PROVIDED CONTEXT:
-The user may attach files or line ranges at the start of a message, labelled "(already provided — do not re-read)". That code is ALREADY AVAILABLE to you: use it directly and do not read it again with read_file. Read only other files, or lines outside the given range.`
-
-const promptNavigation = `CODE NAVIGATION:
-- Unknown layout: list_files or glob. Unknown location: search_workspace, then read only the files it points to.
-- Before changing a function or type, search_workspace for its uses.
-- In a large file, search for the part you need rather than reading it all.
-- Search for distinctive names, not common words; narrow with include (e.g. ["**/*.go"]); isRegex=true allows patterns like "func (Load|Save)".`
+The user may attach files or line ranges at the start of a message, labelled "(already provided — do not re-read)". That code is ALREADY AVAILABLE to you: use it directly and do not read it again. Read only other files, or lines outside the given range.`

@@ -2,8 +2,10 @@ package agent
 
 import (
 	"fmt"
-	"gantry/internal/project"
 	"strings"
+
+	"gantry/internal/project"
+	"gantry/internal/safety"
 )
 
 // shortProjectChars bounds the project context in the short prompt (≈150 tokens): the
@@ -36,7 +38,7 @@ RULES:
 
 	sections := []string{role.String()}
 	if !in.NativeTools {
-		sections = append(sections, promptShortToolCalling, toolsSection(in))
+		sections = append(sections, toolCallingSection(promptShortToolCalling, in.Example), toolsSection(in))
 	} else if len(in.LeftOut) > 0 {
 		sections = append(sections, "TOOLS: to save room, "+strings.Join(in.LeftOut, ", ")+
 			" are not offered in this small context window; do the task with the tools you have.")
@@ -48,7 +50,7 @@ RULES:
 // to invent the results of the first to write the next.
 const promptShortToolCalling = `TOOL CALLS:
 To use a tool, write exactly:
-<tool_call>{"name": "read_file", "arguments": {"path": "src/main.go"}}</tool_call>
+{{example}}
 Make one call at a time, then stop: its result comes in the next message.`
 
 func promptShortModeText(m Mode) string {
@@ -58,7 +60,7 @@ func promptShortModeText(m Mode) string {
 	case ModePlan:
 		return "MODE: PLAN (read-only)\nInvestigate, then end with a numbered plan: each step names the file and what to change. Do not change files."
 	case ModeReview:
-		return "MODE: REVIEW (read-only)\nReview the changes for security and correctness. Start with git status and git diff; only " + reviewGitAllowed +
+		return "MODE: REVIEW (read-only)\nReview the changes for security and correctness. Start with git status and git diff; only " + safety.ReadOnlyGitPhrase() +
 			" run. Report each finding as file:line, severity, problem, fix; say so when you find nothing. Do not change files."
 	default:
 		return "MODE: AGENT\nMake the requested change with the tools, check it when you can, then say in a sentence or two what you changed."

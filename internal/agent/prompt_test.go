@@ -2,11 +2,12 @@ package agent
 
 import (
 	"flag"
-	"gantry/internal/project"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gantry/internal/project"
 
 	"github.com/stretchr/testify/require"
 
@@ -65,7 +66,22 @@ func promptTestInput(mode Mode, native bool) PromptInput {
 	if !native {
 		in.ToolsText = "## read_file(path: string)\nRead a text file.\n\n## edit_file(path: string, edits: [{old: string, new: string}])\nChange part of a file.\n"
 	}
+	in.Example, in.Hints = toolGuidance(builtinModeTools(mode))
 	return in
+}
+
+// builtinModeTools are the built-in tools a run in mode is offered.
+func builtinModeTools(mode Mode) *tools.Registry {
+	env := &tools.Env{Root: os.TempDir(), Approver: tools.PolicyApprover{}, Checkpoints: tools.NoCheckpoints{}}
+	all, err := tools.NewBuiltinRegistry(env, terminal.NewSession(os.TempDir()))
+	if err != nil {
+		panic(err)
+	}
+	reg, err := ModeTools(mode, all)
+	if err != nil {
+		panic(err)
+	}
+	return reg
 }
 
 func TestSystemPrompt(t *testing.T) {
@@ -127,6 +143,7 @@ func TestSystemPromptStaysSmall(t *testing.T) {
 
 	for _, mode := range promptTestModes {
 		in := PromptInput{Mode: mode, Workspace: root, WorkspaceName: "project", OS: "linux", Date: "2025-01-15", NativeTools: true}
+		in.Example, in.Hints = toolGuidance(builtinModeTools(mode))
 		native := EstimateTokens(BuildSystemPrompt(in))
 		require.Less(t, native, 900, "%s native prompt", mode)
 

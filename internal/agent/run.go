@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"gantry/internal/project"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"time"
+
+	"gantry/internal/project"
 
 	"github.com/ollama/ollama/api"
 
@@ -198,7 +199,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 				return RunResult{}, err
 			}
 			if ans.Completed && a.needsWrite() {
-				if err := a.hist.add(ctx, api.Message{Role: "user", Content: writeReminder}); err != nil {
+				if err := a.hist.add(ctx, api.Message{Role: "user", Content: a.writeReminder()}); err != nil {
 					return RunResult{}, err
 				}
 				continue
@@ -213,8 +214,9 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		}
 		if repeated := a.repeatedCall(calls); repeated != "" {
 			msg := fmt.Sprintf("Stopped: the model made the same call (%s) %d times without getting anywhere. Try rephrasing the task or a larger model.", repeated, doomLoopRepeats)
-			for _, m := range resultMessages(a.path, notRunFeedback(calls, "Not run: "+msg)) {
-				if err := a.hist.add(ctx, m); err != nil {
+			msgs, metas := resultMessages(a.path, notRunFeedback(calls, "Not run: "+msg))
+			for i, m := range msgs {
+				if err := a.hist.addAt(ctx, m, time.Time{}, metas[i]); err != nil {
 					return RunResult{}, err
 				}
 			}
@@ -223,8 +225,9 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		batch := a.tools.run(ctx, it, calls)
 		a.wrote = a.wrote || batch.wrote
 		times := resultTimes(a.path, batch.feedback)
-		for i, m := range resultMessages(a.path, batch.feedback) {
-			if err := a.hist.addAt(ctx, m, times[i]); err != nil {
+		msgs, metas := resultMessages(a.path, batch.feedback)
+		for i, m := range msgs {
+			if err := a.hist.addAt(ctx, m, times[i], metas[i]); err != nil {
 				return RunResult{}, err
 			}
 		}
@@ -235,7 +238,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 			if !a.needsWrite() {
 				return a.done(ctx, it, ans.Text)
 			}
-			if err := a.hist.add(ctx, api.Message{Role: "user", Content: writeReminder}); err != nil {
+			if err := a.hist.add(ctx, api.Message{Role: "user", Content: a.writeReminder()}); err != nil {
 				return RunResult{}, err
 			}
 		}
@@ -250,17 +253,32 @@ func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, w
 		Model: a.req.Model, Messages: msgs, Tools: wire,
 		Think: a.info.Capabilities.Thinking, NumCtx: a.info.NumCtx(a.req.NumCtxCap),
 	}
-	return streamAnswer(ctx, a.deps.LLM, req, a.path == PathText, answerSink{ctx: ctx, emit: a.emit, iteration: iteration})
+	opts := StreamOptions{TextPath: a.path == PathText, Label: func(name string, args map[string]any) string {
+		return a.tools.view(tools.Call{Name: name, Args: args}).Spinner
+	}}
+	return streamAnswer(ctx, a.deps.LLM, req, opts, answerSink{ctx: ctx, emit: a.emit, iteration: iteration})
 }
 
 // writeTask finds tasks that ask for a change to the files.
 var writeTask = regexp.MustCompile(`(?i)\b(create|modify|change|rename|fix|add|update|delete|remove|implement|refactor|write|edit|replace|move|insert)\b`)
 
 // writeReminder answers a completion claimed without any change; a small model often says a
-// task is done that it only described.
-const writeReminder = "You wrote " + CompletionMarker + ", but no file has been changed in this run, and the task asks for a change. " +
-	"Make the change now with edit_file or write_file (read the file first). " +
-	"If no change is needed after all, say why and end with " + CompletionMarker + "."
+// task is done that it only described. It names the run's tools that change files.
+func (a *agentRun) writeReminder() string {
+	var writers []string
+	for _, t := range a.tools.registry.List() {
+		if t.Kind() == tools.KindEdit && tools.AboutOf(t).Core {
+			writers = append(writers, t.Name())
+		}
+	}
+	with := "with the tools that change files"
+	if len(writers) > 0 {
+		with = "with " + strings.Join(writers, " or ")
+	}
+	return "You wrote " + CompletionMarker + ", but no file has been changed in this run, and the task asks for a change. " +
+		"Make the change now " + with + " (read the file first). " +
+		"If no change is needed after all, say why and end with " + CompletionMarker + "."
+}
 
 // needsWrite reports whether a completion should be refused once: agent mode, a task asking for
 // a change, and no change made. The model is told once; a second claim is accepted.

@@ -284,7 +284,7 @@ func TestRunWriteValidation(t *testing.T) {
 	require.Equal(t, StatusDone, res.Status)
 	require.Equal(t, "Now it is really fixed.", res.Message)
 	second := f.fake.Requests()[1].Messages
-	require.Equal(t, writeReminder, second[len(second)-1].Content)
+	require.Contains(t, second[len(second)-1].Content, "Make the change now with edit_file or write_file (read the file first).")
 	require.Contains(t, f.file("main.go"), "hello")
 }
 

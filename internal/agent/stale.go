@@ -87,51 +87,20 @@ func (m *sessionMemory) staleNote(root string) (string, FilesChangedOnDiskPayloa
 
 // told takes a stale note back from the history: its files count as seen when it was saved.
 // A file left out for the cap is named again by the next note.
-func (m *sessionMemory) told(content string, at time.Time) {
-	rest, ok := strings.CutPrefix(content, staleNoteHead)
-	if !ok {
-		return
+func (m *sessionMemory) told(named FilesChangedOnDiskPayload, at time.Time) {
+	for _, p := range named.Changed {
+		m.toldOf(p, at, false)
 	}
-	for line := range strings.SplitSeq(rest, "\n") {
-		p, ok := strings.CutPrefix(line, staleItem)
-		if !ok {
-			continue
-		}
-		p, gone := strings.CutSuffix(p, staleDeleted)
-		for _, n := range m.notes {
-			if n.key == p && n.kind != noteCommand {
-				n.saw(at)
-				n.gone = gone
-			}
-		}
+	for _, p := range named.Deleted {
+		m.toldOf(p, at, true)
 	}
 }
 
-// undoLists are the lines of an undo's result that name files ("Restored 2 files: a, b.",
-// checkpoint's wording), and whether those are gone now.
-var undoLists = []struct {
-	prefix string
-	gone   bool
-}{{"Restored ", false}, {"Deleted ", true}}
-
-// undid notes the files an undo result names as put back or deleted.
-func (m *sessionMemory) undid(content string, at time.Time) {
-	for line := range strings.SplitSeq(content, "\n") {
-		for _, l := range undoLists {
-			if !strings.HasPrefix(line, l.prefix) {
-				continue
-			}
-			_, names, ok := strings.Cut(line, ": ")
-			if !ok {
-				continue
-			}
-			names = strings.TrimSuffix(names, ".")
-			if i := strings.LastIndex(names, " and "); i >= 0 && strings.HasSuffix(names, " more") {
-				names = names[:i] // "… and 3 more": those stay unknown
-			}
-			for name := range strings.SplitSeq(names, ", ") {
-				m.undone[name] = undoneFile{at: at, gone: l.gone}
-			}
+func (m *sessionMemory) toldOf(path string, at time.Time, gone bool) {
+	for _, n := range m.notes {
+		if n.key == path && n.kind != noteCommand {
+			n.saw(at)
+			n.gone = gone
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"gantry/internal/events"
 	"gantry/internal/llm/fakeollama"
+	"gantry/internal/tools"
 )
 
 // staleNotes are the stale-file notes a request carried.
@@ -62,7 +63,7 @@ func TestStaleFilesAreNamedAtTheNextRunOnce(t *testing.T) {
 
 	reqs := f.fake.Requests()
 	require.Len(t, reqs, 4)
-	require.Equal(t, []string{"- main.go\n- ./notes.txt (deleted)"}, staleNotes(reqs[2]))
+	require.Equal(t, []string{"- main.go\n- notes.txt (deleted)"}, staleNotes(reqs[2]), "named by the workspace path, however the model spelt it")
 	require.Equal(t, staleNotes(reqs[2]), staleNotes(reqs[3]), "said once: the next request only carries the same note in its history")
 	last := reqs[2].Messages[len(reqs[2].Messages)-1]
 	require.True(t, strings.HasPrefix(last.Content, staleNoteHead), "the note follows the person's message")
@@ -77,7 +78,7 @@ func TestStaleFilesAreNamedAtTheNextRunOnce(t *testing.T) {
 			told = append(told, p)
 		}
 	}
-	require.Equal(t, []FilesChangedOnDiskPayload{{Changed: []string{"main.go"}, Deleted: []string{"./notes.txt"}}}, told)
+	require.Equal(t, []FilesChangedOnDiskPayload{{Changed: []string{"main.go"}, Deleted: []string{"notes.txt"}}}, told)
 
 	// A third run, after a restart of the session's runner, has nothing new to say.
 	f.fake.Enqueue(textTurn("Nothing to do. [TASK_COMPLETE]"))
@@ -111,21 +112,22 @@ func TestStaleNoteListIsCapped(t *testing.T) {
 	seen := time.Now().Add(-time.Hour)
 	var msgs []api.Message
 	var times []time.Time
+	var metas []messageMeta
 	for i := range staleListCap + 5 {
-		p := filepath.Join("pkg", strings.Repeat("x", i+1)+".go")
+		p := "pkg/" + strings.Repeat("x", i+1) + ".go"
 		require.NoError(t, os.MkdirAll(filepath.Join(root, "pkg"), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(root, p), []byte("x"), 0o644))
-		msgs = append(msgs, memNativeCall("read_file", map[string]any{"path": p}),
-			api.Message{Role: "tool", ToolName: "read_file", Content: p + " (1 line):\n1\tx"})
-		times = append(times, seen, seen)
+		msgs = append(msgs, api.Message{Role: "tool"})
+		times = append(times, seen)
+		metas = append(metas, messageMeta{Results: []resultMeta{{Meta: tools.Meta{Read: []tools.ReadSpan{{Path: p, From: 1, To: 1}}}}}})
 	}
-	m.observe(msgs, times)
+	m.observe(msgs, times, metas)
 	note, told := m.staleNote(root)
 	require.Len(t, told.Changed, staleListCap)
 	require.Equal(t, staleListCap, strings.Count(note, "\n"+staleItem))
 	require.True(t, strings.HasSuffix(note, "\n(and 5 more)"), note)
 
-	m.observe([]api.Message{{Role: "user", Content: note}}, []time.Time{time.Now().Add(time.Hour)})
+	m.observe([]api.Message{{Role: "user", Content: note}}, []time.Time{time.Now().Add(time.Hour)}, []messageMeta{{Told: &told}})
 	rest, _ := m.staleNote(root)
 	require.Equal(t, 5, strings.Count(rest, "\n"+staleItem), "the files told count as seen; the ones left out come next")
 	require.Contains(t, rest, "\n- pkg/x.go", "newest first: the first file read was left out")
@@ -185,9 +187,9 @@ func TestStaleFilesDatedInTheFutureAreLeftAlone(t *testing.T) {
 
 func TestStaleNoteIsNeverTakenForThePersonsRequest(t *testing.T) {
 	t.Parallel()
-	msgs := []api.Message{
-		{Role: "user", Content: "REQUEST"},
-		{Role: "user", Content: staleNoteHead + "\n- a.txt"},
+	h := &history{
+		msgs:  []api.Message{{Role: "user", Content: "REQUEST"}, {Role: "user", Content: staleNoteHead + "\n- a.txt"}},
+		metas: []messageMeta{{}, {Told: &FilesChangedOnDiskPayload{Changed: []string{"a.txt"}}}},
 	}
-	require.Equal(t, 0, lastUserMessage(msgs), "compaction keeps the person's request verbatim, not the note")
+	require.Equal(t, 0, h.lastUserMessage(), "compaction keeps the person's request verbatim, not the note")
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"path"
 	"regexp"
 	"strings"
 	"time"
@@ -45,6 +44,9 @@ type StreamOptions struct {
 	Throttle time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Label names what a tool call is about to do, for the spinner ("Writing main.go…"); nil
+	// says "Working…" for every call.
+	Label func(name string, args map[string]any) string
 }
 
 // Result is what one streamed answer came to.
@@ -74,6 +76,7 @@ type StreamProcessor struct {
 	textPath bool
 	throttle time.Duration
 	now      func() time.Time
+	label    func(name string, args map[string]any) string
 
 	raw      strings.Builder
 	thinking strings.Builder
@@ -91,7 +94,10 @@ type StreamProcessor struct {
 
 // NewStreamProcessor returns a processor for one answer.
 func NewStreamProcessor(sink StreamSink, opts StreamOptions) *StreamProcessor {
-	p := &StreamProcessor{sink: sink, textPath: opts.TextPath, throttle: opts.Throttle, now: opts.Now}
+	p := &StreamProcessor{sink: sink, textPath: opts.TextPath, throttle: opts.Throttle, now: opts.Now, label: opts.Label}
+	if p.label == nil {
+		p.label = func(string, map[string]any) string { return "Working…" }
+	}
 	if p.throttle <= 0 {
 		p.throttle = streamDefaultThrottle
 	}
@@ -123,7 +129,7 @@ func (p *StreamProcessor) Add(c Chunk) {
 		p.textDirty = true
 	}
 	if len(c.ToolCalls) > 0 {
-		p.setSpinner(streamSpinnerLabel(c.ToolCalls[0].Name, c.ToolCalls[0].Args))
+		p.setSpinner(p.label(c.ToolCalls[0].Name, c.ToolCalls[0].Args))
 	}
 
 	if p.thinkingDirty && !p.thinkingDone && now.Sub(p.thinkingLook) >= p.throttle {
@@ -170,7 +176,7 @@ func (p *StreamProcessor) visible() string {
 	}
 	if !toolcall.DetectPartial(text) {
 		if calls := toolcall.Extract(text); len(calls) > 0 {
-			p.setSpinner(streamSpinnerLabel(calls[0].Name, calls[0].Arguments))
+			p.setSpinner(p.label(calls[0].Name, calls[0].Arguments))
 		}
 	}
 	return toolcall.Remove(text)
@@ -284,31 +290,4 @@ func streamMarkerTail(s string) int {
 		}
 	}
 	return 0
-}
-
-// streamSpinnerLabel says what a tool call is about to do, naming the file where there is one.
-func streamSpinnerLabel(name string, args map[string]any) string {
-	switch {
-	case name == "write_file" || name == "edit_file" || name == "create" || name == "create_file":
-		return streamLabelWithFile("Writing", args)
-	case name == "read_file":
-		return streamLabelWithFile("Reading", args)
-	case name == "run_terminal_command":
-		return "Running command…"
-	case strings.Contains(name, "search") || name == "glob":
-		return "Searching…"
-	}
-	return "Working…"
-}
-
-// streamPathKeys are where models put a file's path; tools accepts the same spellings.
-var streamPathKeys = []string{"path", "file", "filePath", "file_path", "filepath", "filename", "fileName"}
-
-func streamLabelWithFile(verb string, args map[string]any) string {
-	for _, k := range streamPathKeys {
-		if p, ok := args[k].(string); ok && strings.TrimSpace(p) != "" {
-			return verb + " " + path.Base(strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")) + "…"
-		}
-	}
-	return verb + " file…"
 }

@@ -2,9 +2,13 @@ package agent
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"gantry/internal/terminal"
+	"gantry/internal/tools"
 
 	"github.com/stretchr/testify/require"
 )
@@ -58,8 +62,18 @@ func streamChars(s string, step func(time.Duration, string) streamStep) []stream
 func newStreamTest(textPath bool) (*StreamProcessor, *streamRecorder, *streamClock) {
 	rec := &streamRecorder{}
 	clock := &streamClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	p := NewStreamProcessor(rec, StreamOptions{TextPath: textPath, Now: clock.now})
+	p := NewStreamProcessor(rec, StreamOptions{TextPath: textPath, Now: clock.now, Label: builtinLabel})
 	return p, rec, clock
+}
+
+// builtinLabel labels calls as a run with the built-in tools does.
+func builtinLabel(name string, args map[string]any) string {
+	for _, t := range tools.Builtins(&tools.Env{}, terminal.NewSession(os.TempDir())) {
+		if t.Name() == name {
+			return tools.ViewOf(t, args).Spinner
+		}
+	}
+	return tools.DefaultView(name, args).Spinner
 }
 
 // streamStep is one chunk and the time that passes before it arrives.
@@ -285,31 +299,6 @@ func TestStreamThinkingCollapse(t *testing.T) {
 			require.Equal(t, tt.events, rec.events)
 			require.Equal(t, tt.duration, res.ThinkingDuration)
 		})
-	}
-}
-
-func TestStreamSpinnerLabel(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		args map[string]any
-		want string
-	}{
-		{"write_file", map[string]any{"path": "internal/app/main.go"}, "Writing main.go…"},
-		{"edit_file", map[string]any{"file_path": "src\\lib\\util.ts"}, "Writing util.ts…"},
-		{"create", map[string]any{"filename": "README.md"}, "Writing README.md…"},
-		{"create_file", map[string]any{"path": "notes.txt"}, "Writing notes.txt…"},
-		{"write_file", nil, "Writing file…"},
-		{"read_file", map[string]any{"path": "go.mod"}, "Reading go.mod…"},
-		{"read_file", map[string]any{"path": 7}, "Reading file…"},
-		{"run_terminal_command", map[string]any{"command": "go test ./..."}, "Running command…"},
-		{"search", map[string]any{"query": "TODO"}, "Searching…"},
-		{"search_workspace", map[string]any{"query": "TODO"}, "Searching…"},
-		{"glob", map[string]any{"pattern": "*.go"}, "Searching…"},
-		{"list_files", map[string]any{"path": "."}, "Working…"},
-	}
-	for _, tt := range tests {
-		require.Equal(t, tt.want, streamSpinnerLabel(tt.name, tt.args), tt.name)
 	}
 }
 

@@ -3,10 +3,8 @@ package agent
 import (
 	"context"
 	"fmt"
-	"path"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"gantry/internal/events"
 	"gantry/internal/tools"
@@ -26,32 +24,25 @@ type batchOutcome struct {
 	wrote    bool // some call changed a file
 }
 
-// editRetryReminder follows a failed edit: small models retry from their stale copy of the
-// file, and the same mismatch follows.
-const editRetryReminder = "\n\nRe-read the file with read_file before editing it again: the text you replace must match the file exactly."
-
 func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call) batchOutcome {
 	groupID := fmt.Sprintf("g%d", iteration)
+	running, done := tr.groupTitle(calls)
 	tr.emit.state(ctx, events.ProgressGroupStarted, ProgressGroupPayload{
-		GroupID: groupID, Iteration: iteration, Title: tr.groupTitle(calls),
+		GroupID: groupID, Iteration: iteration, Title: running,
 	})
-	obs := &batchEvents{ctx: ctx, emit: tr.emit, groupID: groupID, calls: calls}
+	obs := &batchEvents{ctx: ctx, emit: tr.emit, groupID: groupID, calls: calls, view: tr.view}
 	results := tr.registry.RunBatch(ctx, tr.root, calls, obs)
 	tr.emit.state(ctx, events.ProgressGroupFinished, ProgressGroupPayload{
-		GroupID: groupID, Iteration: iteration, Title: groupDoneTitle(tr.groupTitle(calls)),
+		GroupID: groupID, Iteration: iteration, Title: done,
 	})
 
 	out := batchOutcome{feedback: make([]toolFeedback, len(results))}
 	for i, res := range results {
 		kind := tr.kind(res.Call.Name)
-		content := res.Result.Content
-		switch {
-		case !res.Result.Failed() && (kind == tools.KindEdit || kind == tools.KindDelete || kind == tools.KindMove):
+		if !res.Result.Failed() && (kind == tools.KindEdit || kind == tools.KindDelete || kind == tools.KindMove) {
 			out.wrote = true
-		case kind == tools.KindEdit && res.Result.ErrorKind == tools.ErrFailed:
-			content += editRetryReminder
 		}
-		out.feedback[i] = toolFeedback{tool: res.Call.Name, content: content, at: res.Finished}
+		out.feedback[i] = toolFeedback{tool: res.Call.Name, content: res.Result.Content, meta: res.Result.Meta, at: res.Finished}
 	}
 	return out
 }
@@ -63,106 +54,30 @@ func (tr *toolRunner) kind(name string) tools.Kind {
 	return ""
 }
 
-// groupTitle names a batch by what its calls do ("Reading files", "Editing 3 files"), and a
-// mixed batch by its size.
-func (tr *toolRunner) groupTitle(calls []tools.Call) string {
-	kinds := map[tools.Kind]bool{}
-	files := map[string]bool{}
-	for _, c := range calls {
-		k := tr.kind(c.Name)
-		if k == tools.KindDelete || k == tools.KindMove {
-			k = tools.KindEdit
+// view is how a call shows; a call to a tool the run does not have shows by its name.
+func (tr *toolRunner) view(c tools.Call) tools.CallView {
+	if t, ok := tr.registry.Get(c.Name); ok {
+		return tools.ViewOf(t, c.Args)
+	}
+	return tools.DefaultView(c.Name, c.Args)
+}
+
+// groupTitle names a batch, running and done, by the category its calls share ("Reading
+// files", "Editing 3 files"), and a mixed batch by its size.
+func (tr *toolRunner) groupTitle(calls []tools.Call) (running, done string) {
+	var category tools.Category
+	files := make([]string, len(calls))
+	for i, c := range calls {
+		cat := tools.CategoryOther
+		if t, ok := tr.registry.Get(c.Name); ok {
+			cat = tools.AboutOf(t).Category
 		}
-		kinds[k] = true
-		files[callPath(c.Args)] = true
-	}
-	if len(kinds) != 1 {
-		return fmt.Sprintf("Working on %d steps", len(calls))
-	}
-	switch {
-	case kinds[tools.KindRead]:
-		return "Reading files"
-	case kinds[tools.KindSearch]:
-		return "Searching codebase"
-	case kinds[tools.KindEdit] && len(files) == 1:
-		return "Editing " + path.Base(callPath(calls[0].Args))
-	case kinds[tools.KindEdit]:
-		return fmt.Sprintf("Editing %d files", len(files))
-	case kinds[tools.KindExecute] && len(calls) == 1:
-		return "Running command"
-	case kinds[tools.KindExecute]:
-		return fmt.Sprintf("Running %d commands", len(calls))
-	}
-	return fmt.Sprintf("Working on %d steps", len(calls))
-}
-
-// callPath is the file a call names, as the model wrote it; "" when it names none.
-func callPath(args map[string]any) string {
-	for _, k := range streamPathKeys {
-		if p, ok := args[k].(string); ok && strings.TrimSpace(p) != "" {
-			return strings.ReplaceAll(strings.TrimSpace(p), `\`, "/")
+		if i > 0 && cat.ID != category.ID {
+			return tools.StepsTitle(len(calls), nil)
 		}
+		category, files[i] = cat, tools.PathArg(c.Args)
 	}
-	return ""
-}
-
-// callTitle is a call's line in its progress group while it runs.
-func callTitle(c tools.Call) string {
-	p := callPath(c.Args)
-	arg := func(key string) string { s, _ := c.Args[key].(string); return clip(s, 80) }
-	switch c.Name {
-	case "read_file":
-		return "Reading " + p
-	case "edit_file":
-		return "Editing " + p
-	case "write_file":
-		return "Writing " + p
-	case "run_terminal_command":
-		return "Running " + arg("command")
-	case "search_workspace":
-		return "Searching for " + arg("query")
-	case "list_files":
-		if p == "" {
-			p = "."
-		}
-		return "Listing " + p
-	case "glob":
-		return "Finding files"
-	case "get_diagnostics":
-		return "Checking " + p
-	}
-	return c.Name
-}
-
-// pastTense is what a finished call's line says instead of its running verb, so a row with a
-// tick does not read as if it were still going ("Reading a.go" → "Read a.go").
-var pastTense = map[string]string{
-	"Reading": "Read", "Editing": "Edited", "Writing": "Wrote", "Running": "Ran",
-	"Searching": "Searched", "Listing": "Listed", "Finding": "Found", "Checking": "Checked",
-}
-
-// groupDoneTitle is a finished batch's title: "Read files", "Edited 3 files", "Completed 4 steps".
-func groupDoneTitle(title string) string {
-	if rest, ok := strings.CutPrefix(title, "Working on "); ok {
-		return "Completed " + rest
-	}
-	return doneTitle(title)
-}
-
-func doneTitle(title string) string {
-	verb, rest, _ := strings.Cut(title, " ")
-	if past, ok := pastTense[verb]; ok {
-		return strings.TrimSpace(past + " " + rest)
-	}
-	return title
-}
-
-func clip(s string, n int) string {
-	s = strings.TrimSpace(strings.ReplaceAll(s, "\n", " "))
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n-1]) + "…"
+	return category.Title(len(calls), files)
 }
 
 // batchEvents turns a batch's progress into toolAction events. RunBatch calls it from several
@@ -172,14 +87,16 @@ type batchEvents struct {
 	emit    *runEmitter
 	groupID string
 	calls   []tools.Call
+	view    func(tools.Call) tools.CallView
 }
 
 func (b *batchEvents) actionID(i int) string { return fmt.Sprintf("%s.%d", b.groupID, i) }
 
 func (b *batchEvents) Started(i int, c tools.Call) {
+	v := b.view(c)
 	b.emit.state(b.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: c.Name, Status: ActionRunning,
-		Title: callTitle(c), Path: callPath(c.Args), Command: commandArg(c),
+		Title: v.Running, Path: v.Path, Command: v.Command,
 	})
 }
 
@@ -188,9 +105,10 @@ func (b *batchEvents) Output(i int) tools.Output {
 }
 
 func (b *batchEvents) Finished(i int, r tools.CallResult) {
+	v := b.view(r.Call)
 	p := ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: r.Call.Name, Status: ActionSuccess,
-		Title: doneTitle(callTitle(r.Call)), Path: callPath(r.Call.Args), Command: commandArg(r.Call),
+		Title: v.Done, Path: v.Path, Command: v.Command,
 		DurationMs: r.Finished.Sub(r.Started).Milliseconds(),
 	}
 	switch d := r.Result.Display.(type) {
@@ -209,18 +127,10 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 	}
 	if r.Result.Failed() {
 		p.Status, p.ErrorKind = ActionError, string(r.Result.ErrorKind)
-		p.Title = callTitle(r.Call)
-		p.Detail = clip(firstLine(r.Result.Content), 200)
+		p.Title = v.Running
+		p.Detail = tools.Clip(firstLine(r.Result.Content), 200)
 	}
 	b.emit.state(b.ctx, events.ToolAction, p)
-}
-
-func commandArg(c tools.Call) string {
-	if c.Name != "run_terminal_command" {
-		return ""
-	}
-	s, _ := c.Args["command"].(string)
-	return s
 }
 
 func firstLine(s string) string {

@@ -32,7 +32,7 @@ const (
 
 // RenderAttachments inlines the attachments for the start of a user message, each with a label
 // saying it is already provided (reference 001, "Context String Format"), which the system
-// prompt's USER-PROVIDED CONTEXT section reinforces. Lines are numbered like read_file's output.
+// prompt's USER-PROVIDED CONTEXT section reinforces. Lines are numbered like a read file's.
 //
 // The attachments come from the person, not the model, so a problem (a path outside the
 // workspace, a missing or binary file, a range past the end) is an error for the UI to show.
@@ -163,7 +163,7 @@ func (l *attachLines) render(rel string, isRange bool) string {
 	default:
 		fmt.Fprintf(&b, "Contents of %s %s\n", rel, given)
 	}
-	// Numbered like read_file, so edit_file recognises the numbers if the model copies them.
+	// Numbered as the tools number a file's lines, so an edit recognises them if the model copies them.
 	width := len(strconv.Itoa(l.last))
 	b.WriteString("```\n")
 	for i, line := range l.text {
@@ -171,7 +171,7 @@ func (l *attachLines) render(rel string, isRange bool) string {
 	}
 	b.WriteString("```")
 	if l.cut {
-		fmt.Fprintf(&b, "\n(cut after line %d to save space: only the lines above are provided; use search_workspace or read_file for the rest)", l.last)
+		fmt.Fprintf(&b, "\n(cut after line %d to save space: only the lines above are provided; search or read the file for the rest)", l.last)
 	}
 	return b.String()
 }

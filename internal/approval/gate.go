@@ -127,7 +127,7 @@ func (g *Gate) ApproveCommand(ctx context.Context, c tools.CommandApproval) (too
 		if critical {
 			flag = "--yes-critical"
 		}
-		return tools.Decision{Message: fmt.Sprintf("Running `%s` needs your approval, and nobody can give it in this run; run again with %s to allow it.", c.Command, flag)}, nil
+		return tools.Decision{Message: fmt.Sprintf("Running `%s` needs your approval, and nobody can give it in this run; run again with %s to allow it.", c.Command, flag), NotAsked: true}, nil
 	}
 	return g.ask(ctx, req)
 }
@@ -146,7 +146,7 @@ func (g *Gate) ApproveEdit(ctx context.Context, e tools.EditApproval) (tools.Dec
 		return tools.Decision{Allowed: true, AutoApproved: true}, nil
 	}
 	if g.opts.Unattended {
-		return tools.Decision{Message: fmt.Sprintf("Writing %s needs your approval, and nobody can give it in this run; run again with --yes to allow it.", e.Path)}, nil
+		return tools.Decision{Message: fmt.Sprintf("Writing %s needs your approval, and nobody can give it in this run; run again with --yes to allow it.", e.Path), NotAsked: true}, nil
 	}
 	return g.ask(ctx, req)
 }
@@ -168,14 +168,14 @@ func (g *Gate) ApproveFolderCode(ctx context.Context, f tools.FolderCodeApproval
 func (g *Gate) askFolderCode(ctx context.Context, req Request) (tools.Decision, error) {
 	if g.opts.Unattended {
 		return tools.Decision{Message: fmt.Sprintf("Not run: `%s` %s, and the folder is not trusted. "+
-			"Nobody can trust it in this run; a person who trusts this folder's authors can run again with --trust.", req.Command, req.FolderCode)}, nil
+			"Nobody can trust it in this run; a person who trusts this folder's authors can run again with --trust.", req.Command, req.FolderCode), NotAsked: true}, nil
 	}
 	key := req.Cwd + "\x00" + req.Command
 	g.mu.Lock()
 	declined := g.declined[key]
 	g.mu.Unlock()
 	if declined {
-		return tools.Decision{Message: "The user already declined running this program from the folder in this run; do not ask again."}, nil
+		return tools.Decision{Message: "Not run: the user already declined running this program from the folder in this run; do not ask again.", NotAsked: true}, nil
 	}
 	d, err := g.ask(ctx, req)
 	if err == nil && !d.Allowed {

@@ -213,11 +213,11 @@ func TestUnattendedDenialSaysHowToAllow(t *testing.T) {
 
 	d, err := g.ApproveCommand(t.Context(), command("npm install"))
 	require.NoError(t, err)
-	require.Equal(t, tools.Decision{Message: "Running `npm install` needs your approval, and nobody can give it in this run; run again with --yes to allow it."}, d)
+	require.Equal(t, tools.Decision{Message: "Running `npm install` needs your approval, and nobody can give it in this run; run again with --yes to allow it.", NotAsked: true}, d)
 
 	d, err = g.ApproveEdit(t.Context(), edit("README.md", false))
 	require.NoError(t, err)
-	require.Equal(t, tools.Decision{Message: "Writing README.md needs your approval, and nobody can give it in this run; run again with --yes to allow it."}, d)
+	require.Equal(t, tools.Decision{Message: "Writing README.md needs your approval, and nobody can give it in this run; run again with --yes to allow it.", NotAsked: true}, d)
 
 	m.SetPolicy(HeadlessPolicy(Policy{Mode: ModeAsk}, true, false))
 	d, err = g.ApproveCommand(t.Context(), command("npm install"))

@@ -36,58 +36,67 @@ func (h toolHooks) AfterEdit(ctx context.Context, path string) error {
 
 const nothingToUndo = "Nothing to undo: no files were changed in this run."
 
-// UndoFile undoes one file and says what happened in words for the person and the model; only a
-// failure of the machine is an error.
-func (h toolHooks) UndoFile(ctx context.Context, path string) (string, error) {
+// UndoFile undoes one file and says what happened, in words for the person and the model and
+// as the files it touched; only a failure of the machine is an error.
+func (h toolHooks) UndoFile(ctx context.Context, path string) (tools.UndoReport, error) {
 	c := h.m.currentCheckpoint()
 	if c == nil {
-		return nothingToUndo, nil
+		return tools.UndoReport{Text: nothingToUndo}, nil
 	}
 	name := c.displayName(path)
 	res, err := c.Undo(ctx, path)
 	var conflict *Conflict
+	say := func(format string, args ...any) (tools.UndoReport, error) {
+		return tools.UndoReport{Text: fmt.Sprintf(format, args...)}, nil
+	}
 	switch {
 	case errors.As(err, &conflict):
-		return "Not undone: " + conflictForModel(conflict, name) + ".", nil
+		return say("Not undone: %s.", conflictForModel(conflict, name))
 	case errors.Is(err, ErrNotTracked):
-		return fmt.Sprintf("%s was not changed in this run, so there is nothing to undo.", name), nil
+		return say("%s was not changed in this run, so there is nothing to undo.", name)
 	case errors.Is(err, ErrAlreadyKept):
-		return fmt.Sprintf("%s was not undone: its change was kept.", name), nil
+		return say("%s was not undone: its change was kept.", name)
 	case errors.Is(err, ErrAlreadyUndone):
-		return fmt.Sprintf("%s was already undone.", name), nil
+		return say("%s was already undone.", name)
 	case err != nil:
-		return "", err
+		return tools.UndoReport{}, err
 	}
+	var r tools.UndoReport
 	switch {
 	case res.Outcome == Removed:
-		return fmt.Sprintf("Deleted %s, which you had created.", name), nil
+		r.Text = fmt.Sprintf("Deleted %s, which you had created.", name)
 	case res.Outcome == Unchanged:
-		return fmt.Sprintf("%s was already as it was before you changed it.", name), nil
+		r.Text = fmt.Sprintf("%s was already as it was before you changed it.", name)
 	case res.Change == Deleted:
-		return fmt.Sprintf("Restored %s, which you had deleted.", name), nil
+		r.Text = fmt.Sprintf("Restored %s, which you had deleted.", name)
 	default:
-		return fmt.Sprintf("Restored %s as it was before you changed it.", name), nil
+		r.Text = fmt.Sprintf("Restored %s as it was before you changed it.", name)
 	}
+	r.Undone = []tools.UndoneFile{{Path: name, Gone: res.Outcome == Removed}}
+	return r, nil
 }
 
 // UndoTurn undoes every waiting change of the run and sums up what happened.
-func (h toolHooks) UndoTurn(ctx context.Context) (string, error) {
+func (h toolHooks) UndoTurn(ctx context.Context) (tools.UndoReport, error) {
 	c := h.m.currentCheckpoint()
 	if c == nil {
-		return nothingToUndo, nil
+		return tools.UndoReport{Text: nothingToUndo}, nil
 	}
 	results, err := c.UndoAll(ctx)
 	if err != nil {
-		return "", err
+		return tools.UndoReport{}, err
 	}
+	var report tools.UndoReport
 	var restored, removed, lines []string
 	for _, r := range results {
 		name := c.displayName(r.Path)
 		switch r.Outcome {
 		case Restored:
 			restored = append(restored, name)
+			report.Undone = append(report.Undone, tools.UndoneFile{Path: name})
 		case Removed:
 			removed = append(removed, name)
+			report.Undone = append(report.Undone, tools.UndoneFile{Path: name, Gone: true})
 		case Conflicted:
 			lines = append(lines, "Not undone: "+conflictForModel(r.Conflict, name)+".")
 		}
@@ -99,9 +108,10 @@ func (h toolHooks) UndoTurn(ctx context.Context) (string, error) {
 		lines = append([]string{fmt.Sprintf("Restored %s: %s.", count(len(restored)), listNames(restored))}, lines...)
 	}
 	if len(lines) == 0 {
-		return nothingToUndo, nil
+		return tools.UndoReport{Text: nothingToUndo}, nil
 	}
-	return strings.Join(lines, "\n"), nil
+	report.Text = strings.Join(lines, "\n")
+	return report, nil
 }
 
 func count(n int) string {

@@ -73,8 +73,11 @@ func TestUndoTurnSumsUpManyFiles(t *testing.T) {
 	r.agentDeletes(t, c, "f11.txt")
 	require.NoError(t, c.Keep(context.Background(), r.path("f10.txt")))
 
-	require.Equal(t, "Restored 11 files: f00.txt, f01.txt, f02.txt, f03.txt, f04.txt, f05.txt, f06.txt, f07.txt, f08.txt, f09.txt and 1 more.",
-		r.call(t, "undo_turn", nil))
+	res, err := r.reg.Execute(context.Background(), "undo_turn", nil, nil)
+	require.NoError(t, err)
+	require.Equal(t, "Restored 11 files: f00.txt, f01.txt, f02.txt, f03.txt, f04.txt, f05.txt, f06.txt, f07.txt, f08.txt, f09.txt and 1 more.", res.Content)
+	require.Len(t, res.Meta.Undone, 11, "the structured list names every file, the 11th too")
+	require.Contains(t, res.Meta.Undone, tools.UndoneFile{Path: "f11.txt"})
 	require.Equal(t, "f10.txt was not undone: its change was kept.", r.call(t, "undo_file", map[string]any{"path": "f10.txt"}))
 	r.requireFile(t, "f11.txt", "old\n", 0o644)
 }
@@ -85,7 +88,7 @@ func TestToolHooksNeedARun(t *testing.T) {
 	hooks := New(f.db, f.session.ID).Checkpointer()
 	require.ErrorIs(t, hooks.BeforeEdit(context.Background(), f.path("a.txt")), errNoRun)
 	require.ErrorIs(t, hooks.AfterEdit(context.Background(), f.path("a.txt")), errNoRun)
-	text, err := hooks.UndoFile(context.Background(), f.path("a.txt"))
+	report, err := hooks.UndoFile(context.Background(), f.path("a.txt"))
 	require.NoError(t, err)
-	require.Equal(t, nothingToUndo, text)
+	require.Equal(t, tools.UndoReport{Text: nothingToUndo}, report)
 }

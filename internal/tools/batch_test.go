@@ -33,7 +33,7 @@ func (r *recorder) log(s string) {
 }
 
 func (r *recorder) tool(name string, kind Kind) Tool {
-	return Define(name, kind, name, func(ctx context.Context, p stepParams, _ Output) (Result, error) {
+	return Define(name, kind, name, About{}, func(ctx context.Context, p stepParams, _ Output) (Result, error) {
 		n := r.active.Add(1)
 		for {
 			peak := r.peak.Load()

@@ -98,9 +98,17 @@ func (p editFileParams) allEdits() ([]textEdit, *Result) {
 	return edits, nil
 }
 
+var editFileAbout = About{
+	Label: "Edit files", Summary: "Change part of a file by replacing text.", Core: true,
+	View: func(args map[string]any) CallView {
+		p := PathArg(args)
+		return CallView{Running: "Editing " + p, Spinner: "Writing " + fileLabel(p) + "…"}
+	},
+}
+
 // EditFile replaces parts of a file, once the approver allows it.
 func EditFile(env *Env) Tool {
-	return Define("edit_file", KindEdit, editFileDescription,
+	return Define("edit_file", KindEdit, editFileDescription, editFileAbout,
 		func(ctx context.Context, p editFileParams, _ Output) (Result, error) {
 			edits, failed := p.allEdits()
 			if failed != nil {
@@ -120,7 +128,8 @@ func EditFile(env *Env) Tool {
 			}
 			after, notes, problem := applyEdits(t.content, edits)
 			if problem != "" {
-				return Fail(ErrFailed, "%s\nNo edit was applied, so %s is unchanged.", problem, t.rel), nil
+				// Small models retry from their stale copy of the file, and the same mismatch follows.
+				return Fail(ErrFailed, "%s\nNo edit was applied, so %s is unchanged.\n\nRe-read the file with read_file before editing it again: the text you replace must match the file exactly.", problem, t.rel), nil
 			}
 			res, err := applyFileChange(ctx, env, t, after, "Edited")
 			if err == nil && !res.Failed() && notes != "" {

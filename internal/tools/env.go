@@ -52,6 +52,9 @@ type Decision struct {
 	Allowed      bool
 	AutoApproved bool   // allowed by policy without asking a person
 	Message      string // the person's words to the model (why not, what instead)
+	// NotAsked: no person was asked (nobody could answer, or they declined it already); Message
+	// says why, in words for the model.
+	NotAsked bool
 	// Content replaces EditApproval.After when the person edited the proposal before accepting.
 	Content *string
 }
@@ -73,10 +76,10 @@ type Checkpointer interface {
 	BeforeEdit(ctx context.Context, path string) error
 	// AfterEdit stores what the agent wrote.
 	AfterEdit(ctx context.Context, path string) error
-	// UndoFile restores one file of the current run and describes what happened.
-	UndoFile(ctx context.Context, path string) (string, error)
+	// UndoFile restores one file of the current run and says what happened.
+	UndoFile(ctx context.Context, path string) (UndoReport, error)
 	// UndoTurn restores every file the current run changed.
-	UndoTurn(ctx context.Context) (string, error)
+	UndoTurn(ctx context.Context) (UndoReport, error)
 }
 
 // PolicyApprover answers without asking anyone: for headless runs and tests.
@@ -89,24 +92,24 @@ type PolicyApprover struct {
 
 func (p PolicyApprover) ApproveCommand(_ context.Context, req CommandApproval) (Decision, error) {
 	if !p.AllowCommands || req.Analysis.Severity == safety.SeverityCritical {
-		return Decision{Message: "Commands are not allowed in this run."}, nil
+		return Decision{Message: "Commands are not allowed in this run.", NotAsked: true}, nil
 	}
 	if req.Analysis.FolderCode != "" && !p.TrustFolder {
-		return Decision{Message: "This folder is not trusted, so its own programs do not run."}, nil
+		return Decision{Message: "This folder is not trusted, so its own programs do not run.", NotAsked: true}, nil
 	}
 	return Decision{Allowed: true, AutoApproved: true}, nil
 }
 
 func (p PolicyApprover) ApproveEdit(context.Context, EditApproval) (Decision, error) {
 	if !p.AllowEdits {
-		return Decision{Message: "File changes are not allowed in this run."}, nil
+		return Decision{Message: "File changes are not allowed in this run.", NotAsked: true}, nil
 	}
 	return Decision{Allowed: true, AutoApproved: true}, nil
 }
 
 func (p PolicyApprover) ApproveFolderCode(context.Context, FolderCodeApproval) (Decision, error) {
 	if !p.TrustFolder {
-		return Decision{Message: "This folder is not trusted, so its own programs do not run."}, nil
+		return Decision{Message: "This folder is not trusted, so its own programs do not run.", NotAsked: true}, nil
 	}
 	return Decision{Allowed: true, AutoApproved: true}, nil
 }
@@ -118,9 +121,9 @@ type NoCheckpoints struct{}
 
 func (NoCheckpoints) BeforeEdit(context.Context, string) error { return nil }
 func (NoCheckpoints) AfterEdit(context.Context, string) error  { return nil }
-func (NoCheckpoints) UndoFile(context.Context, string) (string, error) {
-	return "Checkpoints are not enabled in this run, so there is nothing to undo.", nil
+func (NoCheckpoints) UndoFile(context.Context, string) (UndoReport, error) {
+	return UndoReport{Text: "Checkpoints are not enabled in this run, so there is nothing to undo."}, nil
 }
-func (NoCheckpoints) UndoTurn(context.Context) (string, error) {
-	return "Checkpoints are not enabled in this run, so there is nothing to undo.", nil
+func (NoCheckpoints) UndoTurn(context.Context) (UndoReport, error) {
+	return UndoReport{Text: "Checkpoints are not enabled in this run, so there is nothing to undo."}, nil
 }

@@ -154,6 +154,9 @@ func applyFileChange(ctx context.Context, env *Env, t fileTarget, proposed, verb
 	}
 	if !dec.Allowed {
 		res := Fail(ErrDenied, "The user rejected writing %s.%s", t.rel, userMessage(dec.Message))
+		if dec.NotAsked {
+			res = Fail(ErrDenied, "%s was not written: %s", t.rel, dec.Message)
+		}
 		display := diffDisplay(t, proposed)
 		display.Denied = true
 		res.Display = display
@@ -203,7 +206,8 @@ func applyFileChange(ctx context.Context, env *Env, t fileTarget, proposed, verb
 			changed + "Take their version as the current content."
 	}
 	msg += userMessage(dec.Message)
-	return Result{Content: msg, Display: display}, nil
+	change := FileChange{Path: t.rel, Added: display.Added, Removed: display.Removed, Created: !t.existed, FirstLine: display.FirstLine, LastLine: display.LastLine}
+	return Result{Content: msg, Display: display, Meta: Meta{Changed: []FileChange{change}}}, nil
 }
 
 func userMessage(m string) string {

@@ -53,9 +53,15 @@ type DiagnosticsDisplay struct {
 	Items   []Diagnostic `json:"items"`
 }
 
+var getDiagnosticsAbout = About{
+	Label: "Check files", Summary: "Check a file for errors with its language's checker (gofmt, tsc, …).",
+	Hint: "Errors in a file: get_diagnostics (check each file you edit).",
+	View: func(args map[string]any) CallView { return CallView{Running: "Checking " + PathArg(args)} },
+}
+
 // GetDiagnostics checks one file with the language's own tools, when they are installed.
 func GetDiagnostics(env *Env) Tool {
-	return Define("get_diagnostics", KindRead, getDiagnosticsDescription,
+	return Define("get_diagnostics", KindRead, getDiagnosticsDescription, getDiagnosticsAbout,
 		func(ctx context.Context, p getDiagnosticsParams, _ Output) (Result, error) {
 			if p.Path == "" {
 				return Fail(ErrInvalidArguments, "path is empty: give the file to check."), nil

@@ -16,8 +16,14 @@ type globParams struct {
 
 // Glob finds paths by pattern below a folder. It is list_files' recursive walk with a required
 // pattern, so the two tools agree on ignore rules, links, caps and order.
+var globAbout = About{
+	Label: "Find files by name", Summary: "Find files by name pattern, like **/*.go.",
+	Hint: "Files by name: glob.",
+	View: func(map[string]any) CallView { return CallView{Running: "Finding files", Spinner: "Searching…"} },
+}
+
 func Glob(env *Env) Tool {
-	return Define("glob", KindSearch, globDescription, func(ctx context.Context, p globParams, _ Output) (Result, error) {
+	return Define("glob", KindSearch, globDescription, globAbout, func(ctx context.Context, p globParams, _ Output) (Result, error) {
 		pattern := normalizeGlob(env, p.Pattern)
 		if pattern == "" {
 			return Fail(ErrInvalidArguments, "glob needs a pattern, such as **/*.go (every Go file) or src/**/*_test.go."), nil

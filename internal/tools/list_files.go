@@ -60,8 +60,20 @@ type FileListEntry struct {
 // wrong). A recursive listing is walked breadth first, so when it is cut off at the cap the model
 // still sees the top levels whole; it is then printed in tree order (a folder, then its contents,
 // subfolders before files).
+var listFilesAbout = About{
+	Label: "List folders", Summary: "List the files and folders of a folder.", Core: true,
+	Hint: "Unknown layout: list_files.",
+	View: func(args map[string]any) CallView {
+		p := PathArg(args)
+		if p == "" {
+			p = "."
+		}
+		return CallView{Running: "Listing " + p}
+	},
+}
+
 func ListFiles(env *Env) Tool {
-	return Define("list_files", KindRead, listFilesDescription, func(ctx context.Context, p listFilesParams, _ Output) (Result, error) {
+	return Define("list_files", KindRead, listFilesDescription, listFilesAbout, func(ctx context.Context, p listFilesParams, _ Output) (Result, error) {
 		pattern := normalizeGlob(env, p.Pattern)
 		// A pattern naming folders ("src/**/*.go") cannot match anything without going into them.
 		recursive := p.Recursive || strings.Contains(pattern, "/")

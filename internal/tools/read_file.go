@@ -59,6 +59,15 @@ type ReadFileDisplay struct {
 	Truncated    bool `json:"truncated"`
 }
 
+var readFileAbout = About{
+	Label: "Read files", Summary: "Read a file's text.", Core: true,
+	Example: map[string]any{"path": "src/main.go"},
+	View: func(args map[string]any) CallView {
+		p := PathArg(args)
+		return CallView{Running: "Reading " + p, Spinner: "Reading " + fileLabel(p) + "…"}
+	},
+}
+
 // ReadFile reads a text file for the model in 100-line chunks, each shown in the UI as its own
 // action. There is deliberately no line-range parameter: a model that could ask for "lines
 // 1–20000" would bypass the cap, so the way to a far part of a file is search_workspace.
@@ -66,7 +75,7 @@ type ReadFileDisplay struct {
 // CRLF line endings are not shown (a "\r" on every line costs tokens and confuses edits); a header
 // line says the file uses them, and "(no newline at end of file)" follows a last line without one.
 func ReadFile(env *Env) Tool {
-	return Define("read_file", KindRead, readFileDescription, func(ctx context.Context, p readFileParams, out Output) (Result, error) {
+	return Define("read_file", KindRead, readFileDescription, readFileAbout, func(ctx context.Context, p readFileParams, out Output) (Result, error) {
 		return readFile(ctx, env, p.Path, out)
 	})
 }
@@ -107,6 +116,7 @@ func readFile(ctx context.Context, env *Env, arg string, out Output) (Result, er
 		return Result{
 			Content: fmt.Sprintf("%s is empty (0 bytes).", quotePath(rel)),
 			Display: ReadFileDisplay{Kind: "file", Path: rel},
+			Meta:    Meta{Read: []ReadSpan{{Path: rel}}},
 		}, nil
 	}
 	if kind := BinaryKind(head, rel, err != nil); kind != "" {
@@ -127,7 +137,7 @@ func readFile(ctx context.Context, env *Env, arg string, out Output) (Result, er
 		}
 	}
 	rd.complete, rd.lastByte = lr.complete, lr.lastByte
-	return Result{Content: rd.forModel(), Display: rd.display()}, nil
+	return Result{Content: rd.forModel(), Display: rd.display(), Meta: Meta{Read: []ReadSpan{rd.span()}}}, nil
 }
 
 // resolveForReading resolves a path argument of a read-side tool to its absolute form and its
@@ -392,6 +402,15 @@ func (rd *fileRead) display() ReadFileDisplay {
 		TotalAtLeast: rd.countStopped || rd.stop == readStopBudget,
 		Truncated:    rd.truncated(),
 	}
+}
+
+// span is the part of the file the model was shown.
+func (rd *fileRead) span() ReadSpan {
+	s := ReadSpan{Path: rd.rel, To: len(rd.lines), Total: rd.totalLines()}
+	if s.To > 0 {
+		s.From = 1
+	}
+	return s
 }
 
 func (rd *fileRead) forModel() string {

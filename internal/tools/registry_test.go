@@ -29,7 +29,7 @@ type sampleParams struct {
 
 // sampleTool echoes the decoded parameters so tests see exactly what a tool would receive.
 func sampleTool(name string) Tool {
-	return Define(name, KindEdit, "Changes a file.", func(_ context.Context, p sampleParams, _ Output) (Result, error) {
+	return Define(name, KindEdit, "Changes a file.", About{}, func(_ context.Context, p sampleParams, _ Output) (Result, error) {
 		raw, _ := json.Marshal(p)
 		return Result{Content: string(raw)}, nil
 	})

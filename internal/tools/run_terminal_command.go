@@ -48,9 +48,22 @@ type CommandDisplay struct {
 	Sandboxed bool `json:"sandboxed,omitempty"`
 }
 
-// RunTerminalCommand runs shell commands in session once the approver allows them.
+var runTerminalCommandAbout = About{
+	Label: "Run commands", Summary: "Run a shell command in the project, such as a build or the tests.", Core: true,
+	View: func(args map[string]any) CallView {
+		cmd, _ := args["command"].(string)
+		return CallView{Running: "Running " + StringArg(args, "command", 80), Spinner: "Running command…", Command: cmd}
+	},
+}
+
+// RunTerminalCommand runs shell commands in session once the approver allows them. In review
+// mode it runs read-only git commands only (Narrow).
 func RunTerminalCommand(env *Env, session *terminal.Session) Tool {
-	return Define("run_terminal_command", KindExecute, runTerminalCommandDescription,
+	return terminalTool{runTerminalCommand(env, session)}
+}
+
+func runTerminalCommand(env *Env, session *terminal.Session) Tool {
+	return Define("run_terminal_command", KindExecute, runTerminalCommandDescription, runTerminalCommandAbout,
 		func(ctx context.Context, p runTerminalCommandParams, out Output) (Result, error) {
 			if strings.TrimSpace(p.Command) == "" {
 				return Fail(ErrInvalidArguments, "command is empty: give the shell command to run."), nil
@@ -97,7 +110,10 @@ func RunTerminalCommand(env *Env, session *terminal.Session) Tool {
 			}
 			if !decision.Allowed {
 				msg := "The user denied running this command."
-				if decision.Message != "" {
+				switch {
+				case decision.NotAsked:
+					msg = decision.Message
+				case decision.Message != "":
 					msg += " " + decision.Message
 				}
 				display.Denied = true
@@ -132,7 +148,8 @@ func RunTerminalCommand(env *Env, session *terminal.Session) Tool {
 			display.TimedOut = res.TimedOut
 			display.Cancelled = res.Cancelled
 			display.Sandboxed = res.Sandboxed
-			result := Result{Content: res.ForModel, Display: display}
+			result := Result{Content: res.ForModel, Display: display,
+				Meta: Meta{Command: &CommandRun{Command: p.Command, ExitCode: res.ExitCode, TimedOut: res.TimedOut}}}
 			switch {
 			case res.TimedOut:
 				result.ErrorKind = ErrTimeout
@@ -192,4 +209,37 @@ func slashRelToRoot(root, path string) string {
 		return filepath.ToSlash(path)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// terminalTool is run_terminal_command, which a mode without write access may still use for
+// read-only git (review mode).
+type terminalTool struct{ Tool }
+
+func (t terminalTool) About() About { return t.Tool.(Described).About() }
+
+func (t terminalTool) Narrow(a Access) (Tool, bool) {
+	if !a.ReadOnlyGit {
+		return nil, false
+	}
+	return readOnlyGitTool{t}, true
+}
+
+// readOnlyGitTool checks the command before the approval and the shell ever see it, so a
+// command that could write never runs.
+type readOnlyGitTool struct{ terminalTool }
+
+func (t readOnlyGitTool) Description() string {
+	return "Run one read-only git command in the workspace: " + safety.ReadOnlyGitPhrase() +
+		`, e.g. "git diff --stat" or "git log -5 --oneline". Nothing else runs here: no other programs, pipes, redirections, chains or --output.` +
+		"\n\nReturns the output and the exit code."
+}
+
+func (t readOnlyGitTool) Execute(ctx context.Context, args map[string]any, out Output) (Result, error) {
+	cmd, _ := args["command"].(string)
+	if why := safety.ReadOnlyGitRefusal(cmd); why != "" {
+		return Fail(ErrDenied,
+			"Not run: %s. In review mode only read-only git commands run: %s, as one plain command "+
+				"(no pipes, redirections, chains, variables or --output). Example: git diff --stat", why, safety.ReadOnlyGitPhrase()), nil
+	}
+	return t.terminalTool.Execute(ctx, args, out)
 }

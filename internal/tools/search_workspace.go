@@ -57,8 +57,19 @@ type SearchDisplayMatch struct {
 }
 
 // SearchWorkspace finds text in the workspace's files, skipping what .gitignore excludes.
+var searchWorkspaceAbout = About{
+	Label: "Search text", Summary: "Search the text of the project's files, like grep.", Core: true,
+	Hint: "Unknown location: search_workspace, then read only the files it points to.\n" +
+		"Before changing a function or type, search_workspace for its uses.\n" +
+		"In a large file, search for the part you need rather than reading it all.\n" +
+		`Search for distinctive names, not common words; narrow with include (e.g. ["**/*.go"]); isRegex=true allows patterns like "func (Load|Save)".`,
+	View: func(args map[string]any) CallView {
+		return CallView{Running: "Searching for " + StringArg(args, "query", 80), Spinner: "Searching…"}
+	},
+}
+
 func SearchWorkspace(env *Env) Tool {
-	return Define("search_workspace", KindSearch, searchWorkspaceDescription,
+	return Define("search_workspace", KindSearch, searchWorkspaceDescription, searchWorkspaceAbout,
 		func(ctx context.Context, p searchWorkspaceParams, _ Output) (Result, error) {
 			opts, failed := searchOptions(env, p)
 			if failed != nil {

@@ -49,10 +49,12 @@ const (
 	ErrCancelled        ErrorKind = "cancelled"
 )
 
-// Result is what a call produced: Content for the model, Display for the UI.
+// Result is what a call produced: Content for the model, Display for the UI, Meta in
+// structured form for the agent's memory and the UI.
 type Result struct {
 	Content   string
 	Display   any       // small, JSON-encodable; large data is fetched by the UI on demand
+	Meta      Meta      // the files it read or changed, the command it ran
 	ErrorKind ErrorKind // empty on success
 }
 
@@ -101,18 +103,20 @@ type Tool interface {
 
 // Define makes a Tool from a typed handler: the schema comes from P's fields (json tags name
 // them, `jsonschema:"…"` tags describe them, fields without omitempty are required), and the
-// validated arguments are decoded into a P before run sees them.
-func Define[P any](name string, kind Kind, description string, run func(ctx context.Context, p P, out Output) (Result, error)) Tool {
-	return &defined[P]{name: name, kind: kind, description: description, params: mustSchemaFor[P](), run: run}
+// validated arguments are decoded into a P before run sees them. about says how it is presented.
+func Define[P any](name string, kind Kind, description string, about About, run func(ctx context.Context, p P, out Output) (Result, error)) Tool {
+	return &defined[P]{name: name, kind: kind, description: description, about: about, params: mustSchemaFor[P](), run: run}
 }
 
 type defined[P any] struct {
 	name, description string
 	kind              Kind
+	about             About
 	params            *Schema
 	run               func(ctx context.Context, p P, out Output) (Result, error)
 }
 
+func (d *defined[P]) About() About        { return d.about }
 func (d *defined[P]) Name() string        { return d.name }
 func (d *defined[P]) Description() string { return d.description }
 func (d *defined[P]) Kind() Kind          { return d.kind }

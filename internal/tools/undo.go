@@ -20,13 +20,24 @@ type UndoDisplay struct {
 	Text string `json:"text"`
 }
 
+var (
+	undoFileAbout = About{
+		Label: "Undo a file", Summary: "Undo the agent's changes to one file in this run.",
+		View: func(args map[string]any) CallView { return CallView{Running: "Undoing " + PathArg(args)} },
+	}
+	undoTurnAbout = About{
+		Label: "Undo the run", Summary: "Undo every change the agent made in this run.",
+		View: func(map[string]any) CallView { return CallView{Running: "Undoing this run's changes"} },
+	}
+)
+
 type undoFileParams struct {
 	Path string `json:"path" jsonschema:"File to restore, relative to the workspace root"`
 }
 
 // UndoFile restores one file of the current run from its checkpoint.
 func UndoFile(env *Env) Tool {
-	return Define("undo_file", KindEdit, undoFileDescription,
+	return Define("undo_file", KindEdit, undoFileDescription, undoFileAbout,
 		func(ctx context.Context, p undoFileParams, _ Output) (Result, error) {
 			abs, rel, failed := resolveForReading(env, p.Path)
 			if failed != nil {
@@ -36,11 +47,11 @@ func UndoFile(env *Env) Tool {
 			if real, err := filepath.EvalSymlinks(abs); err == nil {
 				abs = real
 			}
-			text, err := env.Checkpoints.UndoFile(ctx, abs)
+			report, err := env.Checkpoints.UndoFile(ctx, abs)
 			if err != nil {
 				return undoFailure(ctx, fmt.Errorf("undoing changes to %s: %w", rel, err))
 			}
-			return Result{Content: text, Display: UndoDisplay{Kind: "text", Text: text}}, nil
+			return undoResult(report), nil
 		})
 }
 
@@ -48,14 +59,18 @@ type undoTurnParams struct{}
 
 // UndoTurn restores every file the current run changed.
 func UndoTurn(env *Env) Tool {
-	return Define("undo_turn", KindEdit, undoTurnDescription,
+	return Define("undo_turn", KindEdit, undoTurnDescription, undoTurnAbout,
 		func(ctx context.Context, _ undoTurnParams, _ Output) (Result, error) {
-			text, err := env.Checkpoints.UndoTurn(ctx)
+			report, err := env.Checkpoints.UndoTurn(ctx)
 			if err != nil {
 				return undoFailure(ctx, fmt.Errorf("undoing this run's changes: %w", err))
 			}
-			return Result{Content: text, Display: UndoDisplay{Kind: "text", Text: text}}, nil
+			return undoResult(report), nil
 		})
+}
+
+func undoResult(r UndoReport) Result {
+	return Result{Content: r.Text, Display: UndoDisplay{Kind: "text", Text: r.Text}, Meta: Meta{Undone: r.Undone}}
 }
 
 func undoFailure(ctx context.Context, err error) (Result, error) {

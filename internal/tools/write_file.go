@@ -14,9 +14,17 @@ type writeFileParams struct {
 	Content string `json:"content" jsonschema:"The complete new content of the file"`
 }
 
+var writeFileAbout = About{
+	Label: "Write files", Summary: "Create a file or replace all of its content.", Core: true,
+	View: func(args map[string]any) CallView {
+		p := PathArg(args)
+		return CallView{Running: "Writing " + p, Spinner: "Writing " + fileLabel(p) + "…"}
+	},
+}
+
 // WriteFile creates or overwrites a whole file, once the approver allows it.
 func WriteFile(env *Env) Tool {
-	return Define("write_file", KindEdit, writeFileDescription,
+	return Define("write_file", KindEdit, writeFileDescription, writeFileAbout,
 		func(ctx context.Context, p writeFileParams, _ Output) (Result, error) {
 			if strings.IndexByte(p.Content, 0) >= 0 {
 				return Fail(ErrInvalidArguments, "content contains a NUL byte; write_file writes text files only."), nil

@@ -66,14 +66,14 @@ func (c *recordingCheckpoints) AfterEdit(_ context.Context, path string) error {
 	return nil
 }
 
-func (c *recordingCheckpoints) UndoFile(_ context.Context, path string) (string, error) {
+func (c *recordingCheckpoints) UndoFile(_ context.Context, path string) (UndoReport, error) {
 	c.record("undo " + path)
-	return "Restored " + filepath.Base(path) + ".", c.undoError
+	return UndoReport{Text: "Restored " + filepath.Base(path) + ".", Undone: []UndoneFile{{Path: filepath.Base(path)}}}, c.undoError
 }
 
-func (c *recordingCheckpoints) UndoTurn(context.Context) (string, error) {
+func (c *recordingCheckpoints) UndoTurn(context.Context) (UndoReport, error) {
 	c.record("undo turn")
-	return "Restored 2 files.", c.undoError
+	return UndoReport{Text: "Restored 2 files.", Undone: []UndoneFile{{Path: "a"}, {Path: "b", Gone: true}}}, c.undoError
 }
 
 // fileChangeFixture is a workspace with the file-changing tools registered.

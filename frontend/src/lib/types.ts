@@ -99,6 +99,8 @@ export type Theme = 'system' | 'light' | 'dark'
 /** app.ToolInfo */
 export interface ToolInfo {
   name: string
+  /** A few words for a person. */
+  label: string
   /** One line for a person. */
   summary: string
   kind: string
