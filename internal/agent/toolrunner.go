@@ -111,19 +111,22 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 		Title: v.Done, Path: v.Path, Command: v.Command,
 		DurationMs: r.Finished.Sub(r.Started).Milliseconds(),
 	}
-	switch d := r.Result.Display.(type) {
-	case tools.DiffDisplay:
-		p.Path, p.Added, p.Removed = d.Path, d.Added, d.Removed
-		p.StartLine, p.EndLine = d.FirstLine, d.LastLine
-		p.Detail = fmt.Sprintf("+%d −%d", d.Added, d.Removed)
-	case tools.CommandDisplay:
-		p.Detail = fmt.Sprintf("exit %d", d.ExitCode)
+	// The row says what the result's meta says: the file and lines it read or changed, the
+	// command's exit code.
+	m := r.Result.Meta
+	if len(m.Read) == 1 {
+		p.Path, p.StartLine, p.EndLine = m.Read[0].Path, m.Read[0].From, m.Read[0].To
+	}
+	if len(m.Changed) == 1 {
+		c := m.Changed[0]
+		p.Path, p.Added, p.Removed, p.StartLine, p.EndLine = c.Path, c.Added, c.Removed, c.FirstLine, c.LastLine
+		p.Detail = fmt.Sprintf("+%d −%d", c.Added, c.Removed)
+	}
+	if m.Command != nil {
+		p.Detail = fmt.Sprintf("exit %d", m.Command.ExitCode)
+	}
+	if d, ok := r.Result.Display.(tools.CommandDisplay); ok {
 		p.Sandboxed = d.Sandboxed
-	case tools.ReadFileDisplay:
-		p.Path, p.EndLine = d.Path, d.Lines
-		if d.Lines > 0 {
-			p.StartLine = 1
-		}
 	}
 	if r.Result.Failed() {
 		p.Status, p.ErrorKind = ActionError, string(r.Result.ErrorKind)

@@ -4,7 +4,7 @@
 //     4k, 8k, 32k): the prompt level the budget chooses, the system prompt's and the native
 //     path's tools[] estimated tokens, and the share of the window left to the conversation,
 //     for the workspace it runs in (the repository, from make bench);
-//   - the loop's overhead per iteration: a run of 50 read_file calls, then an answer, against a
+//   - the loop's overhead per iteration: a run of 50 file reads, then an answer, against a
 //     fake Ollama that answers at once, through the real store, event log and tools. What is
 //     left is the cost of Gantry itself per model call; the median of 3 runs.
 //
@@ -15,7 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"gantry/internal/project"
 	"net/http"
 	"net/url"
 	"os"
@@ -23,6 +22,8 @@ import (
 	"runtime"
 	"slices"
 	"time"
+
+	"gantry/internal/project"
 
 	"gantry/internal/agent"
 	"gantry/internal/events"
@@ -126,7 +127,7 @@ func benchLoop() error {
 	}
 	slices.Sort(perIter)
 	slices.Sort(allocs)
-	report(fmt.Sprintf("loop overhead, %d read_file iterations", loopIterations), perIter[loopRuns/2], "µs/iteration")
+	report(fmt.Sprintf("loop overhead, %d read iterations", loopIterations), perIter[loopRuns/2], "µs/iteration")
 	report("loop allocations (incl. fake server)", allocs[loopRuns/2], "allocs/iteration")
 	return nil
 }
@@ -144,13 +145,14 @@ func loopRun() (time.Duration, uint64, error) {
 		return 0, 0, err
 	}
 	turns := make([]fakeollama.Turn, 0, loopIterations+1)
+	reader := tools.ReadFile(&tools.Env{}).Name()
 	for i := range loopIterations {
 		// Each call names another file: the same call thrice would stop the run (doom loop).
 		name := fmt.Sprintf("f%02d.go", i)
 		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf("package ws\n\nconst N%d = %d\n", i, i)), 0o644); err != nil {
 			return 0, 0, err
 		}
-		turns = append(turns, fakeollama.Turn{Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{Name: "read_file", Arguments: map[string]any{"path": name}}}}}})
+		turns = append(turns, fakeollama.Turn{Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{Name: reader, Arguments: map[string]any{"path": name}}}}}})
 	}
 	turns = append(turns, fakeollama.Turn{Chunks: []fakeollama.Chunk{{Content: "Read them all. [TASK_COMPLETE]"}}})
 
