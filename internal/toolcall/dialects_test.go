@@ -31,7 +31,7 @@ type dialectExpectation struct {
 	Open  bool   `json:"open,omitempty"`
 }
 
-func dialectSamples(t *testing.T) []dialectSample {
+func dialectSamples(t testing.TB) []dialectSample {
 	files, err := filepath.Glob(filepath.Join("testdata", "dialects", "*.txt"))
 	require.NoError(t, err)
 	var samples []dialectSample

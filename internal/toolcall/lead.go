@@ -66,8 +66,11 @@ func (s *scanner) action(i, pos int) (int, bool) {
 		return 0, false
 	}
 	q := skipSpace(t, eol)
-	if q == len(t) {
+	switch {
+	case q == len(t):
 		return s.tail(i), true
+	case t[q] != '[' && t[q] != '{':
+		return 0, false
 	}
 	r := scanJSON(t, q, modeFence, true)
 	calls, whole := decodeKnown(r, DialectCommandR)

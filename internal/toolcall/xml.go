@@ -172,12 +172,12 @@ func (s *scanner) invoke(i int) (end int, eof, ok bool) {
 	for {
 		p = skipSpace(t, p)
 		switch {
-		case p == len(t) || strings.HasPrefix("</invoke>", t[p:]):
-			s.pending = append(s.pending, c)
-			return len(t), true, true
 		case strings.HasPrefix(t[p:], "</invoke>"):
 			s.pending = append(s.pending, c)
 			return p + len("</invoke>"), false, true
+		case strings.HasPrefix("</invoke>", t[p:]):
+			s.pending = append(s.pending, c)
+			return len(t), true, true
 		case strings.HasPrefix("<parameter", t[p:]):
 			s.pending = append(s.pending, c)
 			return len(t), true, true
