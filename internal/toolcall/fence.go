@@ -82,11 +82,11 @@ func (s *scanner) toolCode(i, eol int) (int, bool) {
 		if p.eof || ok { // the fence is still open: more calls or its end may come
 			return s.takeTail(i), true
 		}
-		s.pending = nil
+		s.pending = s.pending[:0]
 		return 0, false
 	}
 	if !ok {
-		s.pending = nil
+		s.pending = s.pending[:0]
 		return 0, false
 	}
 	end := len(t)

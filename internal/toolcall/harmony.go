@@ -62,7 +62,7 @@ func (s *scanner) harmonyCall(i int, header string, pos int) int {
 	case p == len(t):
 		return s.takeTail(i)
 	case t[p] != '{':
-		s.pending = nil
+		s.pending = s.pending[:0]
 		s.prose()
 		return pos
 	}
@@ -74,7 +74,7 @@ func (s *scanner) harmonyCall(i int, header string, pos int) int {
 		return s.takeTail(i)
 	}
 	if !r.ok {
-		s.pending = nil
+		s.pending = s.pending[:0]
 		s.prose()
 		return max(r.stop, pos)
 	}

@@ -24,7 +24,7 @@ func newKnownScanner(text string, known func(string) bool) *scanner {
 // other as prose.
 func (s *scanner) take(start, end int) (int, bool) {
 	calls := s.pending
-	s.pending = nil
+	s.pending = s.pending[:0]
 	if s.known != nil {
 		if len(calls) == 0 || !s.allKnown(calls) {
 			s.prose()
@@ -42,7 +42,7 @@ func (s *scanner) take(start, end int) (int, bool) {
 // unless in known mode a name in it is already complete and unknown, which makes it prose.
 func (s *scanner) takeTail(start int) int {
 	calls := s.pending
-	s.pending = nil
+	s.pending = s.pending[:0]
 	if s.known != nil {
 		for _, c := range calls {
 			if !s.known(c.Name) && nameComplete(s.text[start:], c.Name) {

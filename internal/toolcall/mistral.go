@@ -39,7 +39,7 @@ func (s *scanner) mistral(i, pos int) int {
 		return s.takeTail(i)
 	}
 	if !whole {
-		s.pending = nil
+		s.pending = s.pending[:0]
 	}
 	next, _ := s.take(i, end)
 	return next
@@ -72,7 +72,7 @@ func (s *scanner) mistralNamed(i, p int) int {
 	case k == len(t):
 		return s.takeTail(i)
 	case t[k] != '{':
-		s.pending = nil
+		s.pending = s.pending[:0]
 		s.prose()
 		return k
 	}
@@ -84,7 +84,7 @@ func (s *scanner) mistralNamed(i, p int) int {
 	case r.eof:
 		return s.takeTail(i)
 	case !r.ok:
-		s.pending = nil
+		s.pending = s.pending[:0]
 		s.prose()
 		return r.stop
 	}

@@ -22,6 +22,7 @@ type scanner struct {
 	// mode): cuts merge units that touch, the tests need them apart.
 	units   []span
 	partial bool
+	thought bool // a thinking block was seen
 	fence   fence
 	nextLT  int            // the first '<' at or after the last search, or len(text)
 	nextLB  int            // the same for '[' (known mode)
@@ -40,7 +41,7 @@ func (s *scanner) run() {
 	t := s.text
 	// lead: a bare call may start here, at a line start or right after another call.
 	lead := true
-	for i := thoughtEnd(t); i < len(t); {
+	for i := 0; i < len(t); {
 		if i == 0 || t[i-1] == '\n' {
 			if next, ok := s.fenceLine(i); ok {
 				i, lead = next, false

@@ -20,7 +20,7 @@ func (s *scanner) section(i, pos int, opener string) int {
 	t := s.text
 	single := opener == "tool_call_begin"
 	end := pos
-	s.pending = nil
+	s.pending = s.pending[:0]
 	for {
 		if !single {
 			p := skipSpace(t, pos)
@@ -45,7 +45,7 @@ func (s *scanner) section(i, pos int, opener string) int {
 		case eof:
 			return s.takeTail(i)
 		case !ok:
-			s.pending = nil
+			s.pending = s.pending[:0]
 			s.prose()
 			return max(e, pos)
 		}

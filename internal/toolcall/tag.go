@@ -130,7 +130,7 @@ func (s *scanner) tagged(i, pos int, dialect string) int {
 	t := s.text
 	end := pos // just past the last byte that belongs to the call
 	seen := false
-	s.pending = nil
+	s.pending = s.pending[:0]
 	for {
 		pos = skipSpace(t, pos)
 		if pos == len(t) {
@@ -170,7 +170,7 @@ func (s *scanner) tagged(i, pos int, dialect string) int {
 					return s.takeTail(i)
 				}
 				if !ok {
-					s.pending = nil
+					s.pending = s.pending[:0]
 					return s.skipToTag(i, e)
 				}
 				pos, end, seen = e, e, true

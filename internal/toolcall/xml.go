@@ -204,13 +204,13 @@ func (s *scanner) invoke(i int) (end int, eof, ok bool) {
 
 // bareInvoke reads an <invoke> block standing without its wrapper (known mode).
 func (s *scanner) bareInvoke(i int) int {
-	s.pending = nil
+	s.pending = s.pending[:0]
 	end, eof, ok := s.invoke(i)
 	switch {
 	case eof:
 		return s.takeTail(i)
 	case !ok:
-		s.pending = nil
+		s.pending = s.pending[:0]
 		s.prose()
 		return max(end, i+1)
 	}
