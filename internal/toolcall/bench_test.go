@@ -78,45 +78,40 @@ func TestBenchAnswer(t *testing.T) {
 }
 
 func BenchmarkExtract1MB(b *testing.B) {
-	text, calls := benchAnswer(1<<20, 5000, benchShapes)
-	require.Len(b, Extract(text), calls)
+	benchmarkExtract(b, benchShapes, Extract)
+}
+
+func BenchmarkExtractKnown1MB(b *testing.B) {
+	benchmarkExtract(b, benchKnownShapes, func(text string) []Call { return ExtractKnown(text, benchTools) })
+}
+
+func benchmarkExtract(b *testing.B, shapes []string, extract func(string) []Call) {
+	text, calls := benchAnswer(1<<20, 5000, shapes)
+	require.Len(b, extract(text), calls)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
-		Extract(text)
+		extract(text)
 	}
 }
 
 func BenchmarkDetectPartialStream(b *testing.B) {
-	text, _ := benchAnswer(100<<10, 2500, benchShapes)
-	total := len(text)
-	b.SetBytes(int64(total))
-	b.ReportAllocs()
-	for b.Loop() {
-		for n := 64; n < total+64; n += 64 {
-			DetectPartial(text[:min(n, total)])
-		}
-	}
-}
-
-func BenchmarkExtractKnown1MB(b *testing.B) {
-	text, calls := benchAnswer(1<<20, 5000, benchKnownShapes)
-	require.Len(b, ExtractKnown(text, benchTools), calls)
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	for b.Loop() {
-		ExtractKnown(text, benchTools)
-	}
+	benchmarkStream(b, benchShapes, DetectPartial)
 }
 
 func BenchmarkDetectPartialKnownStream(b *testing.B) {
-	text, _ := benchAnswer(100<<10, 2500, benchKnownShapes)
+	benchmarkStream(b, benchKnownShapes, func(text string) bool { return DetectPartialKnown(text, benchTools) })
+}
+
+// benchmarkStream looks at a 100 KB answer as it streams in, 64 bytes at a time.
+func benchmarkStream(b *testing.B, shapes []string, partial func(string) bool) {
+	text, _ := benchAnswer(100<<10, 2500, shapes)
 	total := len(text)
 	b.SetBytes(int64(total))
 	b.ReportAllocs()
 	for b.Loop() {
 		for n := 64; n < total+64; n += 64 {
-			DetectPartialKnown(text[:min(n, total)], benchTools)
+			partial(text[:min(n, total)])
 		}
 	}
 }

@@ -56,28 +56,6 @@ func (s *scanner) harmonyCall(i int, header string, pos int) int {
 	if base, ok := strings.CutSuffix(name, "json"); ok && !s.known(name) && s.known(base) {
 		name = base
 	}
-	s.pending = []Call{{Name: name, Arguments: map[string]any{}, Dialect: DialectHarmony}}
-	p := skipSpace(t, pos)
-	switch {
-	case p == len(t):
-		return s.takeTail(i)
-	case t[p] != '{':
-		s.pending = s.pending[:0]
-		s.prose()
-		return pos
-	}
-	r := scanJSON(t, p, modeTag, true)
-	if m, ok := argsOf(r); ok {
-		s.pending[0].Arguments = m
-	}
-	if r.eof {
-		return s.takeTail(i)
-	}
-	if !r.ok {
-		s.pending = s.pending[:0]
-		s.prose()
-		return max(r.stop, pos)
-	}
-	next, _ := s.take(i, r.end)
-	return next
+	s.pending = append(s.pending[:0], Call{Name: name, Arguments: map[string]any{}, Dialect: DialectHarmony})
+	return s.argsCall(i, skipSpace(t, pos))
 }

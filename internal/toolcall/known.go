@@ -59,6 +59,38 @@ func (s *scanner) takeTail(start int) int {
 	return s.tail(start)
 }
 
+// reject drops the unit being read: it is prose after all.
+func (s *scanner) reject() {
+	s.pending = s.pending[:0]
+	s.prose()
+}
+
+// argsCall reads the JSON arguments at text[p] of the call that s.pending ends with, in the
+// unit opened at start, and settles the unit. Anything but an object there makes it prose.
+func (s *scanner) argsCall(start, p int) int {
+	t := s.text
+	switch {
+	case p == len(t):
+		return s.takeTail(start)
+	case t[p] != '{':
+		s.reject()
+		return p
+	}
+	r := scanJSON(t, p, modeTag, true)
+	if m, ok := argsOf(r); ok {
+		s.pending[len(s.pending)-1].Arguments = m
+	}
+	switch {
+	case r.eof:
+		return s.takeTail(start)
+	case !r.ok:
+		s.reject()
+		return max(r.stop, p+1)
+	}
+	next, _ := s.take(start, r.end)
+	return next
+}
+
 func (s *scanner) allKnown(calls []Call) bool {
 	for _, c := range calls {
 		if !s.known(c.Name) {

@@ -55,7 +55,7 @@ func (s *scanner) mistralNamed(i, p int) int {
 	if k == len(t) {
 		return s.takeTail(i) // the name is still arriving
 	}
-	s.pending = []Call{{Name: t[p:k], Arguments: map[string]any{}, Dialect: DialectMistral}}
+	s.pending = append(s.pending[:0], Call{Name: t[p:k], Arguments: map[string]any{}, Dialect: DialectMistral})
 	for _, marker := range [...]string{"[CALL_ID]", "[ARGS]"} {
 		switch {
 		case strings.HasPrefix(t[k:], marker):
@@ -67,27 +67,5 @@ func (s *scanner) mistralNamed(i, p int) int {
 			return s.takeTail(i)
 		}
 	}
-	k = skipSpace(t, k)
-	switch {
-	case k == len(t):
-		return s.takeTail(i)
-	case t[k] != '{':
-		s.pending = s.pending[:0]
-		s.prose()
-		return k
-	}
-	r := scanJSON(t, k, modeTag, true)
-	if m, ok := argsOf(r); ok {
-		s.pending[0].Arguments = m
-	}
-	switch {
-	case r.eof:
-		return s.takeTail(i)
-	case !r.ok:
-		s.pending = s.pending[:0]
-		s.prose()
-		return r.stop
-	}
-	next, _ := s.take(i, r.end)
-	return next
+	return s.argsCall(i, skipSpace(t, k))
 }

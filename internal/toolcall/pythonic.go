@@ -428,8 +428,7 @@ func (s *scanner) pyCalls(start, pos int, dialect string, list bool) int {
 	case p.eof:
 		return s.takeTail(start)
 	case !ok:
-		s.pending = s.pending[:0]
-		s.prose()
+		s.reject()
 		return max(p.pos, p.far, pos+1)
 	}
 	next, _ := s.take(start, p.pos)

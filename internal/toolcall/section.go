@@ -45,8 +45,7 @@ func (s *scanner) section(i, pos int, opener string) int {
 		case eof:
 			return s.takeTail(i)
 		case !ok:
-			s.pending = s.pending[:0]
-			s.prose()
+			s.reject()
 			return max(e, pos)
 		}
 		end, pos = e, e

@@ -210,8 +210,7 @@ func (s *scanner) bareInvoke(i int) int {
 	case eof:
 		return s.takeTail(i)
 	case !ok:
-		s.pending = s.pending[:0]
-		s.prose()
+		s.reject()
 		return max(end, i+1)
 	}
 	next, _ := s.take(i, end)
