@@ -18,6 +18,7 @@ func FuzzExtract(f *testing.F) {
 		for _, c := range Extract(text) {
 			require.NotEmpty(t, strings.TrimSpace(c.Name))
 			require.NotNil(t, c.Arguments)
+			require.NotEmpty(t, c.Dialect)
 		}
 		DetectPartial(text)
 		out := Remove(text)
@@ -38,6 +39,7 @@ func FuzzExtractKnown(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, c := range ExtractKnown(text, isKnownTool) {
+			require.NotEmpty(t, strings.TrimSpace(c.Name))
 			require.True(t, isKnownTool(c.Name), "call to %q", c.Name)
 			require.NotNil(t, c.Arguments)
 			require.NotEmpty(t, c.Dialect)
