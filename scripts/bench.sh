@@ -7,7 +7,7 @@ mkdir -p test-output
 raw=test-output/bench.txt
 echo "── parsers (median of 3)"
 go test -run '^$' -benchmem -count 3 \
-  -bench 'BenchmarkExtract1MB|BenchmarkDetectPartialStream|BenchmarkAnalyzeCommandPipeline200' \
+  -bench 'BenchmarkExtract1MB|BenchmarkExtractKnown1MB|BenchmarkDetectPartialStream|BenchmarkDetectPartialKnownStream|BenchmarkAnalyzeCommandPipeline200' \
   ./internal/toolcall ./internal/safety | tee "$raw" >/dev/null
 
 # Median of the three runs per benchmark: one noisy run on a shared machine does not decide.

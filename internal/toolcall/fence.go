@@ -42,6 +42,14 @@ func (s *scanner) fenceLine(i int) (int, bool) {
 		return eol, true
 	case f.open:
 		return 0, false
+	case s.known != nil && n >= 3 && strings.EqualFold(info, "tool_code"):
+		if next, ok := s.toolCode(i, eol); ok {
+			return next, true
+		}
+	case s.known != nil && n >= 3 && last && info != "" && hasPrefixFold("tool_code", info):
+		return s.tail(i), true
+	}
+	switch {
 	case n >= 3 && !strings.Contains(info, "`"):
 		*f = fence{open: true, start: i, ticks: n, json: jsonLang(info, last)}
 		return eol, true
@@ -49,6 +57,44 @@ func (s *scanner) fenceLine(i int) (int, bool) {
 		return s.tail(i), true
 	}
 	return 0, false
+}
+
+// toolCode reads a ```tool_code fence opened by the line text[i:eol] (known mode): Gemma
+// writes its calls there, print(default_api.NAME(k="v")) or NAME(k="v"), one per line. A
+// fence holding anything else is left to be an ordinary fence.
+func (s *scanner) toolCode(i, eol int) (int, bool) {
+	t := s.text
+	if eol == len(t) {
+		return s.tail(i), true
+	}
+	closing := nextFenceLine(t, eol)
+	bodyEnd := closing
+	if k := strings.LastIndexByte(t, '\n'); closing == len(t) && k >= eol && strings.Trim(t[k+1:], " `") == "" {
+		bodyEnd = k + 1 // the closing fence is arriving
+	}
+	p := pyParser{text: t[:bodyEnd], pos: eol + 1, open: bodyEnd == len(t)}
+	ok := p.sequence(true)
+	for k := range p.calls {
+		p.calls[k].Dialect = DialectGemmaToolCode
+	}
+	s.pending = p.calls
+	if closing == len(t) {
+		if p.eof || ok { // the fence is still open: more calls or its end may come
+			return s.takeTail(i), true
+		}
+		s.pending = s.pending[:0]
+		return 0, false
+	}
+	if !ok {
+		s.pending = s.pending[:0]
+		return 0, false
+	}
+	end := len(t)
+	if k := strings.IndexByte(t[closing:], '\n'); k >= 0 {
+		end = closing + k
+	}
+	next, taken := s.take(i, end)
+	return next, taken
 }
 
 // endFence settles a fence still open at the end of the text: one that held only calls,

@@ -116,7 +116,7 @@ func TestDetectPartialAnswer(t *testing.T) {
 }
 
 // Text built to make a naive parser rescan — unclosed values, endless tag prefixes, nested
-// line-start objects — still takes one pass.
+// line-start objects, every dialect's opener over and over — still takes one pass.
 func TestLinearTime(t *testing.T) {
 	t.Parallel()
 	const n = 1 << 20
@@ -129,12 +129,35 @@ func TestLinearTime(t *testing.T) {
 		strings.Repeat("\"", n),
 		strings.Repeat("[", n),
 		strings.Repeat("<tool_call>{\"a\": \"\\", n/16),
+		// The known-mode dialect readers.
+		strings.Repeat("[TOOL_CALLS]", n/12),
+		strings.Repeat("[TOOL_CALLS][{'a': [", n/20),
+		strings.Repeat("[a(b='x\n", n/8),
+		strings.Repeat("[read_file(path='''\n", n/20),
+		strings.Repeat("<function=read_file>", n/20),
+		strings.Repeat("<｜tool▁call▁begin｜>", n/30),
+		strings.Repeat("<｜tool▁calls▁begin｜>", n/30),
+		strings.Repeat("<|start|>", n/9),
+		strings.Repeat("<|channel|>analysis<|message|>", n/30),
+		strings.Repeat("<tool_call>read_file<arg_key>", n/30),
+		strings.Repeat("<invoke name=\"read_file\">", n/25),
+		strings.Repeat("```tool_code\n", n/13),
+		strings.Repeat("{\"role\": ", n/9),
+		strings.Repeat("functools[", n/10),
+		strings.Repeat("Action: ```json\n[", n/17),
+		strings.Repeat("<think>", n/7),
+		strings.Repeat("<|python_tag|>read_file(a=1) ", n/29),
+		strings.Repeat("[", n),
+		strings.Repeat("<|", n/2),
 	}
 	for _, text := range inputs {
 		start := time.Now()
 		DetectPartial(text)
 		Extract(text)
 		Remove(text)
+		DetectPartialKnown(text, isKnownTool)
+		ExtractKnown(text, isKnownTool)
+		RemoveKnown(text, isKnownTool)
 		require.Less(t, time.Since(start), 5*time.Second, "input %.40q", text)
 	}
 }

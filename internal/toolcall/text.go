@@ -41,3 +41,29 @@ func isLetter(c byte) bool {
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
+
+func isDigit(c byte) bool {
+	return '0' <= c && c <= '9'
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// isNameStart reports whether a tool's name, a Python identifier, may start with c.
+func isNameStart(c byte) bool {
+	return isLetter(c) || c == '_'
+}
+
+func isIdentByte(c byte) bool {
+	return isLetter(c) || isDigit(c) || c == '_'
+}
+
+// isNameByte reports whether c may stand in a tool's name written bare (Mistral's
+// [TOOL_CALLS]NAME): tools are named like my-server.read_file too.
+func isNameByte(c byte) bool {
+	return isIdentByte(c) || c == '-' || c == '.'
+}

@@ -1,5 +1,5 @@
 // Package toolcall finds the tool calls a model wrote as text, for models that lack native
-// tool calling. Small local models are sloppy about the format the system prompt asks for
+// tool calling and for native answers whose calls Ollama's parser missed. Small local models are sloppy about the format the system prompt asks for
 // (<tool_call>{"name": …, "arguments": {…}}</tool_call>): they drop or misspell the tags,
 // wrap the call in a Markdown fence, rename the fields, break the JSON or stop halfway. The
 // parser accepts what they really write and never fails: at worst it finds no call.
@@ -9,6 +9,13 @@
 //   - a bare JSON object or array at the start of a line, in prose or in a ```json fence,
 //     which counts only when it is unmistakably a call (see toCall);
 //   - a <tool_call> holding Qwen3-Coder's <function=…><parameter=…> form instead of JSON.
+//
+// ExtractKnown and its companions also know the run's tool names, which lets them read every
+// other dialect real models speak (Mistral's [TOOL_CALLS], gpt-oss harmony, Llama's
+// <|python_tag|> and pythonic lists, DeepSeek, Kimi, GLM, <invoke> XML, …; see the Dialect
+// constants) without taking a package.json or a JSON example for a call: a call to a name
+// that is not a tool is prose. A call written inside <think>…</think> is the model musing and
+// is never a call, whichever function reads it.
 package toolcall
 
 import "strings"
@@ -17,6 +24,9 @@ import "strings"
 type Call struct {
 	Name      string
 	Arguments map[string]any
+	// Dialect names the form the call was written in (DialectHermes, DialectMistral, …), so
+	// that the run can record which dialect the model speaks.
+	Dialect string
 }
 
 // Extract returns every complete or repairable call in text, in order. Every call has a
@@ -53,6 +63,41 @@ func Remove(text string) string {
 			}
 			s.cuts, from = append(s.cuts, span{start, end}), end
 		}
+	}
+	return strings.TrimSpace(text)
+}
+
+// ExtractKnown returns the calls in text to tools known reports as the run's, in order, in
+// any dialect this package reads. A call to any other name is prose, and so is a unit of
+// markup holding one (a list with one unknown name is not half a call). Every call has a
+// known name and non-nil arguments; a call cut off by the end of the text is repaired as
+// Extract repairs one. A nil known knows no tool.
+func ExtractKnown(text string, known func(name string) bool) []Call {
+	s := newKnownScanner(text, known)
+	s.run()
+	return s.calls
+}
+
+// DetectPartialKnown reports whether text, as streamed so far, ends inside what may still
+// become a call to a known tool in any dialect, so that the caller holds it back instead of
+// showing raw markup. Prose is held only while it may still be the start of a call: a marker
+// being written ("[TOOL_C", "<|tool"), or a call whose name is not complete yet; once the
+// name is complete and unknown the text is released.
+func DetectPartialKnown(text string, known func(name string) bool) bool {
+	s := newKnownScanner(text, known)
+	s.run()
+	return s.partial
+}
+
+// RemoveKnown returns the prose of text: exactly the calls ExtractKnown finds are cut (with
+// their wrappers and the end-of-turn tokens right after them), plus an unfinished call at
+// the end, and the whitespace where they stood is tidied as Remove tidies it. A call to an
+// unknown tool stays, as the prose it is.
+func RemoveKnown(text string, known func(name string) bool) string {
+	s := newKnownScanner(text, known)
+	s.run()
+	if len(s.cuts) > 0 {
+		text = splice(text, s.cuts)
 	}
 	return strings.TrimSpace(text)
 }

@@ -10,9 +10,11 @@ import "strings"
 //	</parameter>
 //	</function>
 //
-// Values stay strings: without the tool's schema there is no telling "12" the number from
-// "12" the text. A body cut off by the end of the text keeps what arrived.
-func xmlCall(body string) (Call, bool) {
+// Extract keeps the values as strings: without the tool's schema there is no telling "12"
+// the number from "12" the text. Known mode (typed) converts them as typedValue says, and
+// also reads Llama 3.1's <function=NAME>{…}</function>. A body cut off by the end of the
+// text keeps what arrived.
+func xmlCall(body string, typed bool) (Call, bool) {
 	rest := body[len("<function="):]
 	gt := strings.IndexByte(rest, '>')
 	if gt < 0 {
@@ -21,6 +23,13 @@ func xmlCall(body string) (Call, bool) {
 	name := strings.TrimSpace(rest[:gt])
 	if name == "" {
 		return Call{}, false
+	}
+	if j := skipSpace(rest, gt+1); typed && j < len(rest) && rest[j] == '{' {
+		args, ok := argsOf(scanJSON(rest, j, modeTag, true))
+		if !ok {
+			args = map[string]any{}
+		}
+		return Call{Name: name, Arguments: args, Dialect: DialectLlamaFunction}, true
 	}
 	args := map[string]any{}
 	for rest = rest[gt+1:]; ; {
@@ -36,14 +45,22 @@ func xmlCall(body string) (Call, bool) {
 		key := strings.TrimSpace(rest[:gt])
 		rest = rest[gt+1:]
 		end := xmlValueEnd(rest)
-		value := strings.TrimPrefix(rest[:end], "\n")
-		value = strings.TrimSuffix(value, "\n")
 		if key != "" {
-			args[key] = value
+			args[key] = paramValue(rest[:end], typed)
 		}
 		rest = rest[end:]
 	}
-	return Call{Name: name, Arguments: args}, true
+	return Call{Name: name, Arguments: args, Dialect: DialectQwen3Coder}, true
+}
+
+// paramValue is a parameter's value as written between its tags, less the line break the
+// format puts after the opening tag and before the closing one.
+func paramValue(raw string, typed bool) any {
+	v := strings.TrimSuffix(strings.TrimPrefix(raw, "\n"), "\n")
+	if typed {
+		return typedValue(v)
+	}
+	return v
 }
 
 // xmlValueEnd finds where a parameter value ends: at its closing tag or, when the model
@@ -61,4 +78,26 @@ func xmlValueEnd(s string) int {
 		}
 		from += k + 1
 	}
+}
+
+// function reads a <function=NAME>…</function> block standing without a wrapper (known
+// mode): Qwen3-Coder often leaves out the opening <tool_call> (and keeps the closing one,
+// which trailer takes), and Llama 3.1 writes <function=NAME>{…}</function> bare. The block
+// ends at </function>, or without one at the next <function=.
+func (s *scanner) function(i int) int {
+	t := s.text
+	closing := s.find("</function>", i)
+	bodyEnd := min(closing, s.find("<function=", i+1))
+	if c, ok := xmlCall(t[i:bodyEnd], true); ok {
+		s.pending = []Call{c}
+	}
+	if bodyEnd == len(t) {
+		return s.takeTail(i)
+	}
+	end := bodyEnd
+	if closing == bodyEnd {
+		end += len("</function>")
+	}
+	next, _ := s.take(i, end)
+	return next
 }
