@@ -115,12 +115,26 @@ func coerce(s *Schema, v any) any {
 		if wants(s, "object") {
 			return normalizeArgs(s, val)
 		}
+		if wants(s, "string") {
+			// A file's content that is itself JSON arrives decoded from the XML-style call
+			// formats ({"a":1} for write_file's content): it was meant as text.
+			return jsonText(val)
+		}
 	}
 	if wants(s, "array") && !wants(s, "string") {
 		// A single value where a list is wanted: a one-element list.
 		return []any{coerce(s.Items, v)}
 	}
 	return v
+}
+
+// jsonText writes v back as the JSON text it was read from.
+func jsonText(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	return string(b)
 }
 
 func coerceString(s *Schema, v string) any {

@@ -103,6 +103,11 @@ func TestWeakTypesAreCoerced(t *testing.T) {
 	require.False(t, p.IsRegex)
 	require.Equal(t, 3, p.Count)
 	require.Equal(t, []string{"a", "b"}, p.Include)
+
+	// JSON text for a string parameter that a call format decoded on the way (a file's content
+	// that is JSON, in Qwen3-Coder's XML form) is text again.
+	p = decoded(t, run(t, map[string]any{"path": "a", "language": map[string]any{"a": 1.0}}))
+	require.Equal(t, `{"a":1}`, p.Language)
 }
 
 func TestExtraArgumentsAreIgnored(t *testing.T) {
