@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,9 @@ type Deps struct {
 	Tools       *tools.Registry
 	Checkpoints CheckpointStarter // nil: changes are not checkpointed
 	Now         func() time.Time  // nil: time.Now
+	// Throttle is the least time between two looks at a streaming answer (StreamOptions);
+	// zero means 32 ms.
+	Throttle time.Duration
 }
 
 // Runner runs the agent's loop (SPEC §3).
@@ -75,6 +79,12 @@ type RunResult struct {
 	// Truncated is a final answer Ollama cut (done_reason "length": num_predict or the context
 	// window), so the person knows the answer did not end where the model meant it to.
 	Truncated bool
+	// Dialects are the forms of the tool calls read from the model's text in this run (see
+	// toolcall's Dialect constants), in order of first use.
+	Dialects []string
+	// RescuedCalls counts the calls of native-path answers that Ollama's parser missed in the
+	// text and the run read from it.
+	RescuedCalls int
 }
 
 // finishTimeout bounds the saves after the loop, which use a fresh context: a cancelled run
@@ -118,6 +128,24 @@ type agentRun struct {
 	checked    bool           // write validation has spoken
 	calls      map[string]int // answers that made each call, by tool and canonical arguments
 	window     *contextWindow // session memory and compaction (compact.go)
+	dialects   []string       // forms of the calls read from text, for RunResult
+	rescued    int            // native-path calls read from text, for RunResult
+}
+
+// known reports whether name is one of the session's tools: a call to it written in the text is
+// a call (and one the mode does not offer gets a clear refusal), any other is prose.
+func (a *agentRun) known(name string) bool { return a.deps.Tools.Knows(name) }
+
+// noteDialects records how an answer's calls were written, for the run's end.
+func (a *agentRun) noteDialects(t answerTurn) {
+	for _, d := range t.dialects {
+		if !slices.Contains(a.dialects, d) {
+			a.dialects = append(a.dialects, d)
+		}
+	}
+	if t.rescued {
+		a.rescued += len(t.calls)
+	}
 }
 
 // start looks the model up, saves the message and prepares the loop. A set Status ends the
@@ -193,11 +221,12 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		if err != nil {
 			return a.answerFailure(ctx, ans, err)
 		}
-		calls := ans.calls(a.path)
+		turn := ans.turn(a.path, a.known)
+		calls := turn.calls
+		if err := a.hist.add(ctx, turn.message); err != nil {
+			return RunResult{}, err
+		}
 		if len(calls) == 0 {
-			if err := a.hist.add(ctx, assistantMessage(ans)); err != nil {
-				return RunResult{}, err
-			}
 			if ans.Completed && a.needsWrite() {
 				if err := a.hist.add(ctx, api.Message{Role: "user", Content: a.writeReminder()}); err != nil {
 					return RunResult{}, err
@@ -209,12 +238,10 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 			return out, err
 		}
 
-		if err := a.hist.add(ctx, assistantMessage(ans)); err != nil {
-			return RunResult{}, err
-		}
+		a.noteDialects(turn)
 		if repeated := a.repeatedCall(calls); repeated != "" {
 			msg := fmt.Sprintf("Stopped: the model made the same call (%s) %d times without getting anywhere. Try rephrasing the task or a larger model.", repeated, doomLoopRepeats)
-			msgs, metas := resultMessages(a.path, notRunFeedback(calls, "Not run: "+msg))
+			msgs, metas := resultMessages(turn.message.ToolCalls, notRunFeedback(calls, "Not run: "+msg))
 			for i, m := range msgs {
 				if err := a.hist.addAt(ctx, m, time.Time{}, metas[i]); err != nil {
 					return RunResult{}, err
@@ -222,10 +249,10 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 			}
 			return RunResult{Status: StatusFailed, Message: msg}, nil
 		}
-		batch := a.tools.run(ctx, it, calls)
+		batch := a.tools.run(ctx, it, calls, batchOrigin{Dialects: turn.dialects, Rescued: turn.rescued})
 		a.wrote = a.wrote || batch.wrote
-		times := resultTimes(a.path, batch.feedback)
-		msgs, metas := resultMessages(a.path, batch.feedback)
+		times := resultTimes(turn.message.ToolCalls, batch.feedback)
+		msgs, metas := resultMessages(turn.message.ToolCalls, batch.feedback)
 		for i, m := range msgs {
 			if err := a.hist.addAt(ctx, m, times[i], metas[i]); err != nil {
 				return RunResult{}, err
@@ -253,10 +280,10 @@ func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, w
 		Model: a.req.Model, Messages: msgs, Tools: wire,
 		Think: a.info.Capabilities.Thinking, NumCtx: a.info.NumCtx(a.req.NumCtxCap),
 	}
-	opts := StreamOptions{TextPath: a.path == PathText, Label: func(name string, args map[string]any) string {
+	opts := StreamOptions{Known: a.known, Throttle: a.deps.Throttle, Label: func(name string, args map[string]any) string {
 		return a.tools.view(tools.Call{Name: name, Args: args}).Spinner
 	}}
-	return streamAnswer(ctx, a.deps.LLM, req, opts, answerSink{ctx: ctx, emit: a.emit, iteration: iteration})
+	return streamAnswer(ctx, a.deps.LLM, req, a.path, opts, answerSink{ctx: ctx, emit: a.emit, iteration: iteration})
 }
 
 // writeTask finds tasks that ask for a change to the files.
@@ -366,6 +393,7 @@ func (a *agentRun) finish(ctx context.Context, out RunResult, runErr error) (Run
 		out = RunResult{Status: StatusCancelled, Message: "Stopped."}
 	}
 	out.FilesChanged = []checkpoint.FileChange{}
+	out.Dialects, out.RescuedCalls = a.dialects, a.rescued
 	if a.cp != nil {
 		files, err := a.cp.Files(fctx)
 		if err == nil {

@@ -24,11 +24,18 @@ type batchOutcome struct {
 	wrote    bool // some call changed a file
 }
 
-func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call) batchOutcome {
+// batchOrigin is how a batch's calls reached the run: read from the text (in which forms), and
+// rescued from a native-path answer.
+type batchOrigin struct {
+	Dialects []string
+	Rescued  bool
+}
+
+func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call, origin batchOrigin) batchOutcome {
 	groupID := fmt.Sprintf("g%d", iteration)
 	running, done := tr.groupTitle(calls)
 	tr.emit.state(ctx, events.ProgressGroupStarted, ProgressGroupPayload{
-		GroupID: groupID, Iteration: iteration, Title: running,
+		GroupID: groupID, Iteration: iteration, Title: running, Dialects: origin.Dialects, Rescued: origin.Rescued,
 	})
 	obs := &batchEvents{ctx: ctx, emit: tr.emit, groupID: groupID, calls: calls, view: tr.view}
 	results := tr.registry.RunBatch(ctx, tr.root, calls, obs)

@@ -99,6 +99,10 @@ export interface ProgressGroupPayload {
   groupId: string
   iteration: number
   title?: string
+  /** The forms the batch's calls were written in, when they were read from the model's text. */
+  dialects?: string[]
+  /** The model calls tools natively, but Ollama missed these calls in its text. */
+  rescued?: boolean
 }
 
 /** agent.ToolActionPayload: one line of a progress group, sent again as it changes state. */
@@ -152,6 +156,10 @@ export interface RunFinishedPayload {
   filesChanged: FileChange[] | null
   /** The final answer was cut at the output limit or the context window. */
   truncated?: boolean
+  /** The forms of the tool calls read from the model's text in this run. */
+  dialects?: string[]
+  /** Native-path calls read from the text because Ollama's parser missed them. */
+  rescuedCalls?: number
 }
 
 /** agent.FilesChangedOnDiskPayload: the model was told these changed on disk since it saw them. */

@@ -66,6 +66,19 @@ describe('Transcript', () => {
     expect(t.running).toBeUndefined()
   })
 
+  it('keeps the forms of calls read from the text on their group', () => {
+    const t = new Transcript('s1')
+    seq = 0
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:4b', text: 'Look', toolPath: 'native' }))
+    t.apply(ev('progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Reading files', dialects: ['mistral'], rescued: true }))
+    t.apply(ev('progressGroupStarted', { groupId: 'g2', iteration: 2, title: 'Reading files' }))
+    const groups = t.turns[0].items.flatMap((i) => (i.kind === 'group' ? [i.group] : []))
+    expect(groups.map((g) => [g.dialects, g.rescued])).toEqual([
+      [['mistral'], true],
+      [[], false],
+    ])
+  })
+
   it('marks a turn whose final answer Ollama cut', () => {
     const t = new Transcript('s1')
     const events = run()

@@ -53,6 +53,10 @@ export interface Group {
   title: string
   finished: boolean
   actions: Action[]
+  /** The forms the calls were written in, when read from the model's text. */
+  dialects: string[]
+  /** A native-path batch whose calls Ollama missed in the text and Gantry read from it. */
+  rescued: boolean
 }
 
 export type Item =
@@ -162,7 +166,10 @@ export class Transcript {
       case EventType.ProgressGroupStarted: {
         const p = e.payload
         if (!this.group(turn, p.groupId)) {
-          this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: p.iteration, title: p.title ?? '', finished: false, actions: [] } })
+          this.push(turn, {
+            kind: 'group',
+            group: { id: p.groupId, iteration: p.iteration, title: p.title ?? '', finished: false, actions: [], dialects: p.dialects ?? [], rescued: !!p.rescued },
+          })
         }
         break
       }
@@ -281,7 +288,7 @@ export class Transcript {
   private action(turn: Turn, p: ToolActionPayload) {
     let g = this.group(turn, p.groupId)
     if (!g) {
-      g = this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: 0, title: '', finished: false, actions: [] } }).group
+      g = this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: 0, title: '', finished: false, actions: [], dialects: [], rescued: false } }).group
     }
     const fields = {
       tool: p.tool,
