@@ -124,7 +124,7 @@ type agentRun struct {
 	wireTokens int
 	hist       *history
 	cp         *checkpoint.Checkpoint
-	wrote      bool           // some file change succeeded
+	changed    map[string]bool // files the run changed and has not undone (write validation)
 	checked    bool           // write validation has spoken
 	calls      map[string]int // answers that made each call, by tool and canonical arguments
 	window     *contextWindow // session memory and compaction (compact.go)
@@ -250,7 +250,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 			return RunResult{Status: StatusFailed, Message: msg}, nil
 		}
 		batch := a.tools.run(ctx, it, calls, batchOrigin{Dialects: turn.dialects, Rescued: turn.rescued})
-		a.wrote = a.wrote || batch.wrote
+		a.noteChanges(batch.feedback)
 		times := resultTimes(turn.message.ToolCalls, batch.feedback)
 		msgs, metas := resultMessages(turn.message.ToolCalls, batch.feedback)
 		for i, m := range msgs {
@@ -307,10 +307,27 @@ func (a *agentRun) writeReminder() string {
 		"If no change is needed after all, say why and end with " + CompletionMarker + "."
 }
 
+// noteChanges follows the files the run has changed, from the results' metas: a write that
+// left the file as it was reports no change, and an undo takes its files back off the list,
+// so neither counts as the change a task asked for.
+func (a *agentRun) noteChanges(results []toolFeedback) {
+	if a.changed == nil {
+		a.changed = map[string]bool{}
+	}
+	for _, r := range results {
+		for _, c := range r.meta.Changed {
+			a.changed[c.Path] = true
+		}
+		for _, u := range r.meta.Undone {
+			delete(a.changed, u.Path)
+		}
+	}
+}
+
 // needsWrite reports whether a completion should be refused once: agent mode, a task asking for
 // a change, and no change made. The model is told once; a second claim is accepted.
 func (a *agentRun) needsWrite() bool {
-	if a.req.Mode.ReadOnly() || a.wrote || a.checked || !writeTask.MatchString(a.req.Text) {
+	if a.req.Mode.ReadOnly() || len(a.changed) > 0 || a.checked || !writeTask.MatchString(a.req.Text) {
 		return false
 	}
 	a.checked = true

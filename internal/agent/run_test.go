@@ -288,6 +288,34 @@ func TestRunWriteValidation(t *testing.T) {
 	require.Contains(t, f.file("main.go"), "hello")
 }
 
+// A write that leaves the file as it was, and a change the model undid again, are not the
+// change the task asked for: the completion is refused once, as with no write at all.
+func TestRunWriteValidationIgnoresNoOpsAndUndos(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]fakeollama.Chunk{
+		"a write of the same content": {call("write_file", map[string]any{"path": "main.go", "content": runMainGo})},
+		"an edit undone in the same batch": {
+			call("edit_file", map[string]any{"path": "main.go", "old": "helo", "new": "hello"}),
+			call("undo_file", map[string]any{"path": "main.go"}),
+		},
+	}
+	for name, chunks := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newRunFixture(t, []fakeollama.Turn{
+				{Chunks: append(chunks, fakeollama.Chunk{Content: "Fixed. [TASK_COMPLETE]"})},
+				textTurn("No change was needed after all. [TASK_COMPLETE]"),
+			}, allowAll)
+			res := f.run(context.Background(), "coder", "fix the typo in main.go")
+			require.Equal(t, StatusDone, res.Status)
+			require.Equal(t, "No change was needed after all.", res.Message)
+			second := f.fake.Requests()[1].Messages
+			require.Contains(t, second[len(second)-1].Content, "no file has been changed in this run")
+			require.Equal(t, runMainGo, f.file("main.go"))
+		})
+	}
+}
+
 func TestRunDoomLoop(t *testing.T) {
 	t.Parallel()
 	read := fakeollama.Turn{Chunks: []fakeollama.Chunk{call("read_file", map[string]any{"path": "main.go"})}}

@@ -21,7 +21,6 @@ type toolRunner struct {
 // batchOutcome is what a batch came to.
 type batchOutcome struct {
 	feedback []toolFeedback
-	wrote    bool // some call changed a file
 }
 
 // batchOrigin is how a batch's calls reached the run: read from the text (in which forms), and
@@ -45,20 +44,9 @@ func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call
 
 	out := batchOutcome{feedback: make([]toolFeedback, len(results))}
 	for i, res := range results {
-		kind := tr.kind(res.Call.Name)
-		if !res.Result.Failed() && (kind == tools.KindEdit || kind == tools.KindDelete || kind == tools.KindMove) {
-			out.wrote = true
-		}
 		out.feedback[i] = toolFeedback{tool: res.Call.Name, content: res.Result.Content, meta: res.Result.Meta, at: res.Finished}
 	}
 	return out
-}
-
-func (tr *toolRunner) kind(name string) tools.Kind {
-	if t, ok := tr.registry.Get(name); ok {
-		return t.Kind()
-	}
-	return ""
 }
 
 // view is how a call shows; a call to a tool the run does not have shows by its name.
