@@ -16,6 +16,10 @@ type Model struct {
 	ContextLength int      `json:"contextLength,omitempty"` // the model's trained context, as /api/show reports it
 	Capabilities  []string `json:"capabilities,omitempty"`  // "completion", "tools", "thinking", "vision", "embedding"
 	ParameterSize string   `json:"parameterSize,omitempty"` // "4.0B"
+	// BytesPerToken is how many bytes of text its tokenizer packs into a token on average;
+	// default 4. A smaller figure makes prompts count more tokens than a client estimating
+	// four bytes a token expects, as code and non-English text do with real tokenizers.
+	BytesPerToken int `json:"bytesPerToken,omitempty"`
 	Quantization  string   `json:"quantization,omitempty"`  // "Q4_K_M"
 	Size          int64    `json:"size,omitempty"`          // bytes on disk; default 1 GiB
 	// ModifiedAt orders /api/tags, newest first; zero means a fixed date in the past.
@@ -56,9 +60,13 @@ type Turn struct {
 	CutAfter   int    `json:"cutAfter,omitempty"`
 	DoneReason string `json:"doneReason,omitempty"` // "stop" (default) or "length"
 
-	// Token counts in the final message; zero means an estimate from the text (about 4 bytes a token).
+	// Token counts in the final message; zero means counting the text at the model's
+	// BytesPerToken, with the prompt cut to num_ctx the way Ollama cuts it.
 	PromptEvalCount int `json:"promptEvalCount,omitempty"`
 	EvalCount       int `json:"evalCount,omitempty"`
+	// HoldPrefill holds the answer before its first token until GatePrefill is released: the
+	// model is reading the prompt.
+	HoldPrefill bool `json:"holdPrefill,omitempty"`
 }
 
 // Script is the fake's whole configurable state. In JSON, PullDelay is pullDelayMs.
@@ -68,6 +76,9 @@ type Script struct {
 	Library   []Model       `json:"library,omitempty"` // what /api/pull can fetch; anything else fails like an unknown name
 	Turns     []Turn        `json:"turns,omitempty"`   // consumed in order; when empty /api/chat streams "OK"
 	PullDelay time.Duration `json:"-"`                 // between pull progress lines, so a progress bar can be watched
+	// HoldLoads holds every model load until GateLoad is released, so a test can watch the
+	// wait for a model to load.
+	HoldLoads bool `json:"holdLoads,omitempty"`
 }
 
 type turnJSON struct {

@@ -8,6 +8,8 @@
 //	POST /_fake/turns     body: []Turn      queue more turns
 //	GET  /_fake/requests  → []api.ChatRequest, every /api/chat request received, oldest first
 //	POST /_fake/reset                       back to the script given to New, requests forgotten
+//	POST /_fake/release   body: {"gate": g} let a held load or prefill go on (see GateLoad)
+//	GET  /_fake/loads     → []Load, every model load so far (model and num_ctx), oldest first
 //
 // "Ollama went away and came back": SetDown(true) closes the listener and every open connection
 // (clients get connection refused), SetDown(false) listens again on the same port. Out of process,
@@ -36,6 +38,9 @@ type Server struct {
 	initial  Script
 	script   Script // live state: pulls and deletes change Models, chats consume Turns
 	requests []api.ChatRequest
+	resident map[string]*resident // models in memory by short name (memory.go)
+	loads    []Load
+	gates    map[string]chan struct{}
 	addr     string // kept across SetDown so the server comes back on the same port
 	httpSrv  *http.Server
 	ln       net.Listener
@@ -43,12 +48,13 @@ type Server struct {
 
 // New returns a Server that is not listening yet; see Start, or NewTest for tests.
 func New(s Script) *Server {
-	srv := &Server{initial: s.clone(), script: s.clone()}
+	srv := &Server{initial: s.clone(), script: s.clone(), resident: map[string]*resident{}, gates: map[string]chan struct{}{}}
 	srv.routes = map[string]map[string]http.HandlerFunc{
 		"/":               {http.MethodGet: srv.handleRoot, http.MethodHead: srv.handleRoot},
 		"/api/version":    {http.MethodGet: srv.handleVersion, http.MethodHead: srv.handleVersion},
 		"/api/tags":       {http.MethodGet: srv.handleTags, http.MethodHead: srv.handleTags},
 		"/api/show":       {http.MethodPost: srv.handleShow},
+		"/api/ps":         {http.MethodGet: srv.handlePs},
 		"/api/chat":       {http.MethodPost: srv.handleChat},
 		"/api/pull":       {http.MethodPost: srv.handlePull},
 		"/api/delete":     {http.MethodDelete: srv.handleDelete},
@@ -56,6 +62,8 @@ func New(s Script) *Server {
 		"/_fake/turns":    {http.MethodPost: srv.handleEnqueue},
 		"/_fake/requests": {http.MethodGet: srv.handleRequests},
 		"/_fake/reset":    {http.MethodPost: srv.handleReset},
+		"/_fake/release":  {http.MethodPost: srv.handleRelease},
+		"/_fake/loads":    {http.MethodGet: srv.handleLoads},
 	}
 	return srv
 }
@@ -153,12 +161,16 @@ func (s *Server) SetScript(sc Script) {
 	s.script = sc.clone()
 }
 
-// Reset restores the script given to New and forgets recorded requests.
+// Reset restores the script given to New, forgets recorded requests and loads, and empties
+// the memory: every model is cold again.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script = s.initial.clone()
 	s.requests = nil
+	s.resident = map[string]*resident{}
+	s.loads = nil
+	s.gates = map[string]chan struct{}{}
 }
 
 // Requests returns every /api/chat request received so far, oldest first, including those that
