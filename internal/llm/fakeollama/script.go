@@ -16,14 +16,14 @@ type Model struct {
 	ContextLength int      `json:"contextLength,omitempty"` // the model's trained context, as /api/show reports it
 	Capabilities  []string `json:"capabilities,omitempty"`  // "completion", "tools", "thinking", "vision", "embedding"
 	ParameterSize string   `json:"parameterSize,omitempty"` // "4.0B"
-	// BytesPerToken is how many bytes of text its tokenizer packs into a token on average;
-	// default 4. A smaller figure makes prompts count more tokens than a client estimating
-	// four bytes a token expects, as code and non-English text do with real tokenizers.
-	BytesPerToken int `json:"bytesPerToken,omitempty"`
 	Quantization  string   `json:"quantization,omitempty"`  // "Q4_K_M"
 	Size          int64    `json:"size,omitempty"`          // bytes on disk; default 1 GiB
 	// ModifiedAt orders /api/tags, newest first; zero means a fixed date in the past.
 	ModifiedAt time.Time `json:"modifiedAt,omitzero"`
+	// BytesPerToken is how many bytes of text its tokenizer packs into a token on average;
+	// default 4. A smaller figure makes prompts count more tokens than a client estimating
+	// four bytes a token expects, as code and non-English text do with real tokenizers.
+	BytesPerToken int `json:"bytesPerToken,omitempty"`
 }
 
 // ToolCall is a native tool call. Arguments are sent in sorted key order, because a Go map has
