@@ -19,6 +19,10 @@ import (
 // ChatModel is the model client (*llm.Client).
 type ChatModel interface {
 	Model(ctx context.Context, name string) (llm.ModelInfo, error)
+	// Running reports whether the model is loaded with numCtx, ready to answer at once.
+	Running(ctx context.Context, name string, numCtx int) (bool, error)
+	// Load loads the model with numCtx, returning once it is ready.
+	Load(ctx context.Context, name string, numCtx int, keepAlive time.Duration) error
 	Chat(ctx context.Context, req llm.ChatRequest, onChunk func(llm.Chunk) error) (llm.Response, error)
 }
 
@@ -27,6 +31,7 @@ type answer struct {
 	Result
 	nativeCalls []api.ToolCall // as Ollama sent them; kept verbatim for the history
 	truncated   bool
+	metrics     api.Metrics // Ollama's counts and durations
 }
 
 // answerTurn is what the loop makes of an answer: the calls to run and the assistant message
@@ -97,12 +102,17 @@ func rescuedCallID(i int) string {
 	return fmt.Sprintf("call_%x%d", b, i)
 }
 
-// streamAnswer makes one model call, showing the answer as it streams. On an error the answer
-// holds what arrived before it. On the text path native calls are ignored: the request
-// offered no tools.
-func streamAnswer(ctx context.Context, model ChatModel, req llm.ChatRequest, path ToolPath, opts StreamOptions, sink StreamSink) (answer, error) {
+// streamAnswer makes one model call, showing the answer as it streams; started is called when
+// the first piece arrives. On an error the answer holds what arrived before it. On the text
+// path native calls are ignored: the request offered no tools.
+func streamAnswer(ctx context.Context, model ChatModel, req llm.ChatRequest, path ToolPath, opts StreamOptions, sink StreamSink, started func()) (answer, error) {
 	p := NewStreamProcessor(sink, opts)
+	first := true
 	resp, err := model.Chat(ctx, req, func(c llm.Chunk) error {
+		if first {
+			first = false
+			started()
+		}
 		chunk := Chunk{Thinking: c.Thinking, Content: c.Content}
 		for _, tc := range c.ToolCalls {
 			chunk.ToolCalls = append(chunk.ToolCalls, ToolCallStart{Name: tc.Function.Name, Args: tc.Function.Arguments.ToMap()})
@@ -110,7 +120,7 @@ func streamAnswer(ctx context.Context, model ChatModel, req llm.ChatRequest, pat
 		p.Add(chunk)
 		return nil
 	})
-	ans := answer{Result: p.Finish(), nativeCalls: resp.ToolCalls, truncated: resp.Truncated}
+	ans := answer{Result: p.Finish(), nativeCalls: resp.ToolCalls, truncated: resp.Truncated, metrics: resp.Metrics}
 	if path == PathText {
 		ans.nativeCalls = nil
 	}

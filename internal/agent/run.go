@@ -117,7 +117,12 @@ type agentRun struct {
 
 	path   ToolPath
 	info   llm.ModelInfo
-	system string
+	// numCtx is the one num_ctx of the run's every request: another would make Ollama load
+	// the model again.
+	numCtx int
+	// answers counts the model's answers so far; each answer's events carry its number.
+	answers int
+	system  string
 	tools  *toolRunner
 	wire   api.Tools
 	// wireTokens is wire's estimated size, paid by every request.
@@ -193,7 +198,8 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
 		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
 	}
-	plan := PlanPrompt(in, registry, a.info.NumCtx(a.req.NumCtxCap))
+	a.numCtx = a.info.NumCtx(a.req.NumCtxCap)
+	plan := PlanPrompt(in, registry, a.numCtx)
 	a.wire, a.wireTokens = plan.Wire, wireTokens(plan.Wire)
 	a.system = plan.System()
 	a.window = newContextWindow(plan.Input)
@@ -217,7 +223,11 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		if err := a.noteStaleFiles(ctx); err != nil {
 			return RunResult{}, err
 		}
-		ans, err := a.ask(ctx, it, a.windowedRequest(ctx), a.wire)
+		ans, err := a.askWindowed(ctx)
+		var cut errPromptCut
+		if errors.As(err, &cut) {
+			return RunResult{Status: StatusFailed, Message: cut.Error()}, nil
+		}
 		if err != nil {
 			return a.answerFailure(ctx, ans, err)
 		}
@@ -233,7 +243,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 				}
 				continue
 			}
-			out, err := a.done(ctx, it, ans.Text)
+			out, err := a.done(ctx, ans.Text)
 			out.Truncated = ans.truncated && out.Status == StatusDone
 			return out, err
 		}
@@ -249,7 +259,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 			}
 			return RunResult{Status: StatusFailed, Message: msg}, nil
 		}
-		batch := a.tools.run(ctx, it, calls, batchOrigin{Dialects: turn.dialects, Rescued: turn.rescued})
+		batch := a.tools.run(ctx, a.answers, calls, batchOrigin{Dialects: turn.dialects, Rescued: turn.rescued})
 		a.noteChanges(batch.feedback)
 		times := resultTimes(turn.message.ToolCalls, batch.feedback)
 		msgs, metas := resultMessages(turn.message.ToolCalls, batch.feedback)
@@ -263,7 +273,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		}
 		if ans.Completed {
 			if !a.needsWrite() {
-				return a.done(ctx, it, ans.Text)
+				return a.done(ctx, ans.Text)
 			}
 			if err := a.hist.add(ctx, api.Message{Role: "user", Content: a.writeReminder()}); err != nil {
 				return RunResult{}, err
@@ -274,16 +284,52 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		"Stopped after %d steps, the most a run may take, before the task was finished. Send a message to let it continue.", n)}, nil
 }
 
-// ask streams one answer into the UI.
-func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, wire api.Tools) (answer, error) {
+// askWindowed asks for the loop's next answer, with the history fitted to the window. An answer
+// to a prompt Ollama cut anyway is set aside and asked for again once (promptcut.go).
+func (a *agentRun) askWindowed(ctx context.Context) (answer, error) {
+	for retried := false; ; retried = true {
+		msgs, expected := a.windowedRequest(ctx)
+		previous := a.window.last // 0 after a compaction: the history did not just grow
+		a.answers++
+		ans, err := a.ask(ctx, a.answers, msgs, a.wire, expected)
+		if err != nil {
+			return ans, err
+		}
+		count := ans.metrics.PromptEvalCount
+		a.window.last = count
+		if !promptCut(count, a.numCtx, expected, previous) {
+			return ans, nil
+		}
+		cut := PromptCutPayload{Iteration: a.answers, PromptTokens: count, Expected: expected, Window: a.numCtx}
+		if err := a.handleCut(ctx, cut, retried); err != nil {
+			return answer{}, err
+		}
+	}
+}
+
+// ask streams one answer into the UI, after saying what the wait for it is for, and reports
+// how much of the window it used. expected is the request's estimated size in tokens.
+func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, wire api.Tools, expected int) (answer, error) {
+	if err := a.awaitModel(ctx, expected); err != nil {
+		return answer{}, err
+	}
 	req := llm.ChatRequest{
 		Model: a.req.Model, Messages: msgs, Tools: wire,
-		Think: a.info.Capabilities.Thinking, NumCtx: a.info.NumCtx(a.req.NumCtxCap),
+		Think: a.info.Capabilities.Thinking, NumCtx: a.numCtx,
 	}
 	opts := StreamOptions{Known: a.known, Throttle: a.deps.Throttle, Label: func(name string, args map[string]any) string {
 		return a.tools.view(tools.Call{Name: name, Args: args}).Spinner
 	}}
-	return streamAnswer(ctx, a.deps.LLM, req, a.path, opts, answerSink{ctx: ctx, emit: a.emit, iteration: iteration})
+	started := false
+	ans, err := streamAnswer(ctx, a.deps.LLM, req, a.path, opts, answerSink{ctx: ctx, emit: a.emit, iteration: iteration}, func() {
+		started = true
+		a.answerStarted(ctx)
+	})
+	if !started {
+		a.answerStarted(ctx) // an empty answer, or none: the wait is over all the same
+	}
+	a.reportUsage(ctx, iteration, ans.metrics)
+	return ans, err
 }
 
 // writeTask finds tasks that ask for a change to the files.
@@ -356,12 +402,13 @@ func (a *agentRun) repeatedCall(calls []tools.Call) string {
 
 // done ends the run with the model's last words, or, when it ended without any, a short
 // summary asked for without tools.
-func (a *agentRun) done(ctx context.Context, iteration int, text string) (RunResult, error) {
+func (a *agentRun) done(ctx context.Context, text string) (RunResult, error) {
 	if strings.TrimSpace(text) != "" {
 		return RunResult{Status: StatusDone, Message: text}, nil
 	}
 	ask := api.Message{Role: "user", Content: "Summarise in two or three sentences what you did in this task and what changed. Do not call tools."}
-	ans, err := a.ask(ctx, iteration+1, a.hist.request(a.system, ask), nil)
+	a.answers++
+	ans, err := a.ask(ctx, a.answers, a.hist.request(a.system, ask), nil, a.promptTokens()+messageTokens([]api.Message{ask}))
 	switch {
 	case ctx.Err() != nil:
 		return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil

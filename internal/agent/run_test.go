@@ -52,6 +52,12 @@ func newRunFixture(t *testing.T, turns []fakeollama.Turn, approver tools.Approve
 // newRunFixtureWith is newRunFixture with other models.
 func newRunFixtureWith(t *testing.T, models []fakeollama.Model, turns []fakeollama.Turn, approver tools.Approver) *runFixture {
 	t.Helper()
+	return newRunFixtureScript(t, fakeollama.Script{Models: models, Turns: turns}, approver)
+}
+
+// newRunFixtureScript is newRunFixture with the fake's whole script.
+func newRunFixtureScript(t *testing.T, script fakeollama.Script, approver tools.Approver) *runFixture {
+	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte(runMainGo), 0o644))
@@ -69,7 +75,7 @@ func newRunFixtureWith(t *testing.T, models []fakeollama.Model, turns []fakeolla
 	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 	require.NoError(t, err)
 
-	fake := fakeollama.NewTest(t, fakeollama.Script{Models: models, Turns: turns})
+	fake := fakeollama.NewTest(t, script)
 	base, err := url.Parse(fake.URL())
 	require.NoError(t, err)
 	runner := NewRunner(Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: emitter, Messages: db, Tools: reg, Checkpoints: cps})

@@ -42,6 +42,14 @@ const (
 	// FilesChangedOnDisk says the model was told that files it had read or written changed on
 	// disk since (payload agent.FilesChangedOnDiskPayload).
 	FilesChangedOnDisk Type = "filesChangedOnDisk"
+
+	// The model's side of a run (payloads in internal/agent/waiting.go): ModelWaiting says
+	// what the wait before an answer's first token is for (the model loading, the prompt
+	// being read), ContextUsage how much of the context window an answer used, as Ollama
+	// counted it, and PromptCut that Ollama cut the prompt to fit the window.
+	ModelWaiting Type = "modelWaiting"
+	ContextUsage Type = "contextUsage"
+	PromptCut    Type = "promptCut"
 )
 
 // All lists every event type, for the mirror test.
@@ -51,4 +59,5 @@ var All = []Type{
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,
 	ContextCompacted, FilesChangedOnDisk,
+	ModelWaiting, ContextUsage, PromptCut,
 }

@@ -55,7 +55,7 @@ func (c *Client) Running(ctx context.Context, name string, numCtx int) (bool, er
 
 // Load makes Ollama load the model with numCtx (a request with another num_ctx would load it
 // again) and keep it for keepAlive (0: the server's default), returning once it is loaded.
-// Errors are those of Chat.
+// Errors and retries are those of Chat.
 func (c *Client) Load(ctx context.Context, name string, numCtx int, keepAlive time.Duration) error {
 	key := c.loadKey(name)
 	loads.Lock()
@@ -71,13 +71,11 @@ func (c *Client) Load(ctx context.Context, name string, numCtx int, keepAlive ti
 	wire := chatWireRequest(ChatRequest{Model: name, NumCtx: numCtx, KeepAlive: keepAlive})
 	stream := false
 	wire.Stream = &stream
-	err := c.api.Chat(ctx, wire, func(api.ChatResponse) error { return nil })
-	switch {
-	case ctx.Err() != nil:
-		return ctx.Err()
-	case err != nil:
-		err, _ = c.classifyError(ctx, name, err)
-		return err
-	}
-	return nil
+	return c.retrying(ctx, func() (bool, error) {
+		err := c.api.Chat(ctx, wire, func(api.ChatResponse) error { return nil })
+		if err != nil {
+			err, _ = c.classifyError(ctx, name, err)
+		}
+		return false, err
+	})
 }

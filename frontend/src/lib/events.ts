@@ -21,6 +21,10 @@ export const EventType = {
   RunFinished: "runFinished",
   ContextCompacted: "contextCompacted",
   FilesChangedOnDisk: "filesChangedOnDisk",
+  // The model's side of a run; payloads in internal/agent/waiting.go and promptcut.go.
+  ModelWaiting: "modelWaiting",
+  ContextUsage: "contextUsage",
+  PromptCut: "promptCut",
   // A tool call waiting for a person; payloads in internal/approval/manager.go.
   ApprovalRequested: "approvalRequested",
   ApprovalResolved: "approvalResolved",
@@ -176,6 +180,40 @@ export interface ContextCompactedPayload {
   fallback?: string
 }
 
+/** agent.ModelWaitingPayload: what the wait before an answer's first token is for. */
+export interface ModelWaitingPayload {
+  /** The model loading, the prompt being read, or "" once the answer arrives. */
+  phase: 'loading' | 'prefill' | ''
+  model: string
+  /** The prompt's expected size while it is read. */
+  promptTokens?: number
+}
+
+/** agent.ContextUsagePayload: how much of the context window an answer used, as Ollama counted it. */
+export interface ContextUsagePayload {
+  iteration: number
+  model: string
+  promptTokens: number
+  answerTokens: number
+  /** The num_ctx sent. */
+  window: number
+  loadMs: number
+  promptMs: number
+  answerMs: number
+}
+
+/** agent.PromptCutPayload: Ollama cut the prompt to fit the window. */
+export interface PromptCutPayload {
+  iteration: number
+  /** What Ollama read… */
+  promptTokens: number
+  /** …of a prompt expected to be about this long. */
+  expected: number
+  window: number
+  /** The answer was set aside and the question asked again after compacting; else the run stops. */
+  retrying: boolean
+}
+
 /** approval.Card: the approvalRequested payload. */
 export interface ApprovalCard {
   id: string
@@ -234,6 +272,9 @@ export interface EventPayloads {
   runFinished: RunFinishedPayload
   contextCompacted: ContextCompactedPayload
   filesChangedOnDisk: FilesChangedOnDiskPayload
+  modelWaiting: ModelWaitingPayload
+  contextUsage: ContextUsagePayload
+  promptCut: PromptCutPayload
   approvalRequested: ApprovalCard
   approvalResolved: ApprovalResolvedPayload
 }

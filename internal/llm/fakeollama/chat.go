@@ -24,9 +24,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !decodeRequest(w, r, &req) {
 		return
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	if len(req.Messages) > 0 { // a load or unload asks for no answer; Loads records loads
+		s.mu.Lock()
+		s.requests = append(s.requests, req)
+		s.mu.Unlock()
+	}
 
 	m, ok := s.admit(w, req)
 	if !ok {

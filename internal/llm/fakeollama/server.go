@@ -6,7 +6,7 @@
 //
 //	POST /_fake/script    body: Script      replace the script (queued turns included)
 //	POST /_fake/turns     body: []Turn      queue more turns
-//	GET  /_fake/requests  → []api.ChatRequest, every /api/chat request received, oldest first
+//	GET  /_fake/requests  → []api.ChatRequest, every /api/chat request for an answer, oldest first
 //	POST /_fake/reset                       back to the script given to New, requests forgotten
 //	POST /_fake/release   body: {"gate": g} let a held load or prefill go on (see GateLoad)
 //	GET  /_fake/loads     → []Load, every model load so far (model and num_ctx), oldest first
@@ -173,8 +173,8 @@ func (s *Server) Reset() {
 	s.gates = map[string]chan struct{}{}
 }
 
-// Requests returns every /api/chat request received so far, oldest first, including those that
-// were answered with an error.
+// Requests returns every /api/chat request for an answer received so far (those with messages:
+// loads and unloads are not), oldest first, including those that were answered with an error.
 func (s *Server) Requests() []api.ChatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
