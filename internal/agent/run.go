@@ -117,24 +117,25 @@ type agentRun struct {
 
 	path   ToolPath
 	info   llm.ModelInfo
-	// numCtx is the one num_ctx of the run's every request: another would make Ollama load
-	// the model again.
-	numCtx int
-	// answers counts the model's answers so far; each answer's events carry its number.
-	answers int
-	system  string
+	system string
 	tools  *toolRunner
 	wire   api.Tools
 	// wireTokens is wire's estimated size, paid by every request.
 	wireTokens int
 	hist       *history
 	cp         *checkpoint.Checkpoint
-	changed    map[string]bool // files the run changed and has not undone (write validation)
 	checked    bool           // write validation has spoken
 	calls      map[string]int // answers that made each call, by tool and canonical arguments
 	window     *contextWindow // session memory and compaction (compact.go)
-	dialects   []string       // forms of the calls read from text, for RunResult
-	rescued    int            // native-path calls read from text, for RunResult
+
+	// numCtx is the one num_ctx of the run's every request: another would make Ollama load
+	// the model again.
+	numCtx int
+	// answers counts the model's answers so far; each answer's events carry its number.
+	answers  int
+	changed  map[string]bool // files the run changed and has not undone (write validation)
+	dialects []string        // forms of the calls read from text, for RunResult
+	rescued  int             // native-path calls read from text, for RunResult
 }
 
 // known reports whether name is one of the session's tools: a call to it written in the text is

@@ -100,7 +100,7 @@ func TestRunOneNumCtx(t *testing.T) {
 			{Chunks: []fakeollama.Chunk{call("read_file", map[string]any{"path": "main.go"})}},
 			textTurn("Summary: read big.txt and main.go."), // compaction
 			textTurn("[TASK_COMPLETE]"),
-			textTurn("Read both files."),         // the closing summary
+			textTurn("Read both files."),          // the closing summary
 			textTurn("Summary: read both files."), // the next run compacts its history again
 			textTurn("Still the same."),
 		}, nil)
