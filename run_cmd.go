@@ -204,6 +204,8 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 	runner := session.Runner(client, emitter)
 	res, runErr := runner.Run(ctx, agent.RunRequest{
 		SessionID: sess.ID, RunID: agent.NewRunID(), Workspace: root, Mode: mode, Model: model, Text: f.task,
+		// The app's num_ctx for the model: another would make Ollama load it again.
+		NumCtxCap: settings.NumCtxCap,
 	})
 	closeErr := emitter.Close(context.WithoutCancel(ctx))
 	lines.final(res)

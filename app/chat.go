@@ -68,6 +68,8 @@ type ChatService struct {
 	// model: that is often the first sign that Ollama went away (or came back), and the status
 	// in the UI should not wait for the next periodic check.
 	runFailed func()
+	// textTools reports a model whose tool check found it writing its calls as text.
+	textTools func(model string) bool
 }
 
 func newChatService(db *store.DB, emitter *events.Emitter, settings *config.Store, ws *WorkspaceService, rules approval.RuleStore, folders trust.Store) *ChatService {
@@ -176,6 +178,7 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 		SessionID: sess.ID, RunID: run.id, Workspace: sess.WorkspacePath, Mode: mode, Model: model,
 		Text: text, Attachments: req.Attachments, Plan: req.Plan,
 		NumCtxCap: st.NumCtxCap, MaxIterations: st.MaxIterations, GitBranch: st.GitBranch,
+		ToolsAsText: s.textTools != nil && s.textTools(model),
 	}
 	go func() {
 		defer s.runs.end(run)

@@ -69,6 +69,9 @@ type RunRequest struct {
 	Plan string
 	// GitBranch moves the session onto its own git branch at its first run (the setting).
 	GitBranch bool
+	// ToolsAsText takes the text path although the model declares native tools: its tool
+	// check found it writing its calls as text (llm.ToolCheck).
+	ToolsAsText bool
 }
 
 // RunResult is how a run ended, as its runFinished event says.
@@ -160,7 +163,7 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	info, modelErr := a.deps.LLM.Model(ctx, a.req.Model)
 	if modelErr == nil {
 		a.info, a.path = info, PathText
-		if info.Capabilities.Tools {
+		if info.Capabilities.Tools && !a.req.ToolsAsText {
 			a.path = PathNative
 		}
 	}

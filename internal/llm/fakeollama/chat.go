@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -43,7 +44,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, doneResponse(req.Model, "load"))
 		return
 	}
-	turn := s.nextTurn()
+	turn := s.nextTurn(req)
 	prefillStart := time.Now()
 	if turn.HoldPrefill && !s.wait(r.Context(), GatePrefill) {
 		return
@@ -161,9 +162,16 @@ func (rep reply) whole(ctx context.Context, w http.ResponseWriter) {
 	}
 }
 
-func (s *Server) nextTurn() Turn {
+// nextTurn is the answer to req: a rule's that matches it, else the next queued turn.
+func (s *Server) nextTurn(req api.ChatRequest) Turn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	last := req.Messages[len(req.Messages)-1].Content
+	for _, r := range s.script.Rules {
+		if strings.Contains(last, r.Contains) && (r.Model == "" || model.ParseName(r.Model).EqualFold(model.ParseName(req.Model))) {
+			return r.Turn
+		}
+	}
 	if len(s.script.Turns) == 0 {
 		return defaultTurn
 	}

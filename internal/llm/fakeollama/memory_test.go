@@ -114,3 +114,19 @@ func TestMemoryPromptCut(t *testing.T) {
 		})
 	}
 }
+
+// A rule answers the requests it matches every time, and the queued turns wait for the rest.
+func TestRulesLeaveTheQueueAlone(t *testing.T) {
+	t.Parallel()
+	srv := NewTest(t, Script{Models: []Model{qwen},
+		Rules: []Rule{{Contains: "weather", Turn: Turn{Chunks: []Chunk{{Content: "Sunny."}}}}},
+		Turns: []Turn{{Chunks: []Chunk{{Content: "First."}}}, {Chunks: []Chunk{{Content: "Second."}}}},
+	})
+	for _, tt := range []struct{ ask, want string }{
+		{"the weather?", "Sunny."}, {"hello", "First."}, {"weather again", "Sunny."}, {"and?", "Second."},
+	} {
+		got, err := chat(t, t.Context(), srv, api.ChatRequest{Model: "qwen3:4b", Messages: userSays(tt.ask)})
+		require.NoError(t, err)
+		require.Equal(t, tt.want, got[0].Message.Content, tt.ask)
+	}
+}

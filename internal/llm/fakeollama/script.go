@@ -69,12 +69,23 @@ type Turn struct {
 	HoldPrefill bool `json:"holdPrefill,omitempty"`
 }
 
+// Rule answers every request whose last message contains Contains (and names Model, when set)
+// with Turn, leaving the queued turns alone: the standing answer to a request a client makes on
+// its own, such as a check it runs when a model is picked, so that it never takes a turn a test
+// queued for something else.
+type Rule struct {
+	Model    string `json:"model,omitempty"`
+	Contains string `json:"contains"`
+	Turn     Turn   `json:"turn"`
+}
+
 // Script is the fake's whole configurable state. In JSON, PullDelay is pullDelayMs.
 type Script struct {
 	Version   string        `json:"version,omitempty"` // default "0.17.4"
 	Models    []Model       `json:"models,omitempty"`  // installed: /api/tags, /api/show, /api/chat
 	Library   []Model       `json:"library,omitempty"` // what /api/pull can fetch; anything else fails like an unknown name
 	Turns     []Turn        `json:"turns,omitempty"`   // consumed in order; when empty /api/chat streams "OK"
+	Rules     []Rule        `json:"rules,omitempty"`   // matched before the turns, never consumed
 	PullDelay time.Duration `json:"-"`                 // between pull progress lines, so a progress bar can be watched
 	// HoldLoads holds every model load until GateLoad is released, so a test can watch the
 	// wait for a model to load.
@@ -132,5 +143,6 @@ func (s Script) clone() Script {
 	s.Models = slices.Clone(s.Models)
 	s.Library = slices.Clone(s.Library)
 	s.Turns = slices.Clone(s.Turns)
+	s.Rules = slices.Clone(s.Rules)
 	return s
 }
