@@ -47,6 +47,21 @@ export interface OllamaModel {
   parameterSize: string
   quantization: string
   modifiedAt: string
+  /** The installed version. */
+  digest: string
+}
+
+/** llm.ToolCheck: how a model really calls tools, asked once per installed version. */
+export interface ToolCheck {
+  model: string
+  digest: string
+  /** /api/show lists the tools capability. */
+  declared: boolean
+  /** Its call came back natively, as text Ollama missed, not at all, or tools are not declared. */
+  verdict: 'native' | 'text' | 'unclear' | 'unsupported'
+  /** The form of a call written as text. */
+  dialect?: string
+  checkedAt: string
 }
 
 /** llm.Status */

@@ -79,6 +79,31 @@ describe('Transcript', () => {
     ])
   })
 
+  it('follows the wait before an answer, the counts after it and a cut prompt', () => {
+    const t = new Transcript('s1')
+    seq = 0
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:8b', text: 'Look', toolPath: 'native' }))
+    const turn = () => t.turns[0]
+    t.apply(ev('modelWaiting', { phase: 'loading', model: 'qwen3:8b' }))
+    expect(turn().waiting).toEqual({ phase: 'loading', model: 'qwen3:8b' })
+    t.apply(ev('modelWaiting', { phase: 'prefill', model: 'qwen3:8b', promptTokens: 6200 }))
+    expect(turn().waiting?.phase).toBe('prefill')
+    t.apply(ev('modelWaiting', { phase: '', model: 'qwen3:8b' }))
+    expect(turn().waiting).toBeNull()
+    const usage = { iteration: 1, model: 'qwen3:8b', promptTokens: 6200, answerTokens: 40, window: 8192, loadMs: 1, promptMs: 2, answerMs: 3 }
+    t.apply(ev('contextUsage', usage))
+    expect(t.usage).toEqual(usage)
+    const cut = { iteration: 2, promptTokens: 8192, expected: 7000, window: 8192, retrying: true }
+    t.apply(ev('promptCut', cut))
+    expect(turn().items.at(-1)).toEqual({ kind: 'cut', info: cut })
+    t.apply(ev('modelWaiting', { phase: 'prefill', model: 'qwen3:8b', promptTokens: 3000 }))
+    t.apply(ev('runFinished', { status: 'done', message: 'ok', filesChanged: null }))
+    expect(turn().waiting).toBeNull()
+    // A later run without counts yet leaves the session's latest counts in place.
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:8b', text: 'More' }, { runId: 'r2' }))
+    expect(t.usage).toEqual(usage)
+  })
+
   it('marks a turn whose final answer Ollama cut', () => {
     const t = new Transcript('s1')
     const events = run()

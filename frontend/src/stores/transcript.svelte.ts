@@ -14,6 +14,9 @@ import {
   type FilesChangedOnDiskPayload,
   type ApprovalCard,
   type ApprovalResolvedPayload,
+  type ContextUsagePayload,
+  type ModelWaitingPayload,
+  type PromptCutPayload,
 } from '../lib/events'
 import type { Attachment } from '../lib/types'
 
@@ -65,6 +68,7 @@ export type Item =
   | { kind: 'group'; group: Group }
   | { kind: 'compacted'; info: ContextCompactedPayload }
   | { kind: 'stale'; files: FilesChangedOnDiskPayload }
+  | { kind: 'cut'; info: PromptCutPayload }
 
 export type TurnStatus = 'running' | RunStatus
 
@@ -81,6 +85,10 @@ export interface Turn {
   items: Item[]
   /** What the model is about to do ("Writing main.go…"); "" when nothing is announced. */
   spinner: string
+  /** What the wait for the model's next answer is for (loading, reading the prompt); null once it answers. */
+  waiting: ModelWaitingPayload | null
+  /** Ollama's counts after the run's latest answer. */
+  usage: ContextUsagePayload | null
   status: TurnStatus
   /** The final answer when done, else what stopped the run. */
   message: string
@@ -107,6 +115,9 @@ const runEvents = new Set<string>([
   EventType.FilesChangedOnDisk,
   EventType.ApprovalRequested,
   EventType.ApprovalResolved,
+  EventType.ModelWaiting,
+  EventType.ContextUsage,
+  EventType.PromptCut,
 ])
 
 export function isRunEvent(e: GantryEvent): boolean {
@@ -119,6 +130,12 @@ export class Transcript {
   lastSeq = 0
 
   constructor(readonly sessionId: string) {}
+
+  /** Ollama's counts after the session's latest answer, for the context meter; null before any. */
+  get usage(): ContextUsagePayload | null {
+    for (let i = this.turns.length - 1; i >= 0; i--) if (this.turns[i].usage) return this.turns[i].usage
+    return null
+  }
 
   /** The turn whose run is still going, or undefined. */
   get running(): Turn | undefined {
@@ -205,6 +222,15 @@ export class Transcript {
       case EventType.FilesChangedOnDisk:
         this.push(turn, { kind: 'stale', files: e.payload })
         break
+      case EventType.ModelWaiting:
+        turn.waiting = e.payload.phase ? e.payload : null
+        break
+      case EventType.ContextUsage:
+        turn.usage = e.payload
+        break
+      case EventType.PromptCut:
+        this.push(turn, { kind: 'cut', info: e.payload })
+        break
       case EventType.RunFinished: {
         const p = e.payload
         turn.status = p.status
@@ -212,6 +238,7 @@ export class Transcript {
         turn.filesChanged = p.filesChanged ?? []
         turn.truncated = !!p.truncated
         turn.spinner = ''
+        turn.waiting = null
         // Nobody can answer for a run that is over (its approvals were cancelled with it).
         turn.approvals = []
         // A run that ended mid-step leaves nothing running behind it.
@@ -247,6 +274,8 @@ export class Transcript {
       gitBranch: null,
       items: [],
       spinner: '',
+      waiting: null,
+      usage: null,
       status: 'running',
       message: '',
       filesChanged: [],
