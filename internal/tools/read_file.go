@@ -53,12 +53,13 @@ type readFileParams struct {
 type ReadFileDisplay struct {
 	Kind       string `json:"kind"` // "file"
 	Path       string `json:"path"` // workspace-relative slash path
-	From       int    `json:"from,omitempty"` // the first line shown, when not 1
 	Lines      int    `json:"lines"`
 	TotalLines int    `json:"totalLines"`
 	// TotalAtLeast says counting stopped before the end of a huge file: TotalLines is a lower bound.
 	TotalAtLeast bool `json:"totalAtLeast,omitempty"`
 	Truncated    bool `json:"truncated"`
+	// From is the first line shown, when not 1.
+	From int `json:"from,omitempty"`
 }
 
 var readFileAbout = About{
