@@ -69,6 +69,12 @@ test('a full run shows the gibberish answer, ends cleanly and keeps it', async (
   expect(firstAnswer).not.toBe('')
   await see(lastTurn().getByTestId('answer-cut')).toHaveCount(0)
   await see(lastTurn().getByTestId('thinking')).toHaveCount(0) // v0.6.5 cannot think
+  // The meter holds the server's own counts against the num_ctx sent (the model's 4,096).
+  const meter = page.getByTestId('context-meter')
+  await see(meter).toContainText('/ 4k')
+  expect(await meter.getAttribute('title')).toMatch(/^Context window: [\d,]+ of 4,096 tokens \(\d+%\) after the last answer, as Ollama counted them: the prompt [\d,]+, the answer [\d,]+\.$/)
+  // No tools in its template: the picker says its calls are read from the text.
+  await see(page.getByTestId('tool-check')).toContainText('Tools as text')
   await shots('real-ollama-answer')
 
   // Persisted: a reload replays the same answer from the database.
