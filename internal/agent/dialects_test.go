@@ -137,15 +137,23 @@ func TestRunCallsThatAreNotCalls(t *testing.T) {
 	}
 }
 
+// payloadsOf decodes the payloads of the fixture's stored events of one type, in order.
+func payloadsOf[T any](f *runFixture, typ events.Type) []T {
+	var out []T
+	for _, ev := range f.log() {
+		if ev.Type == typ {
+			var p T
+			require.NoError(f.t, json.Unmarshal(ev.Payload, &p))
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // texts are the assistantText payloads of one answer, in order.
 func (f *runFixture) texts(iteration int) []string {
 	var out []string
-	for _, ev := range f.log() {
-		if ev.Type != events.AssistantText {
-			continue
-		}
-		var p TextPayload
-		require.NoError(f.t, json.Unmarshal(ev.Payload, &p))
+	for _, p := range payloadsOf[TextPayload](f, events.AssistantText) {
 		if p.Iteration == iteration {
 			out = append(out, p.Text)
 		}
@@ -154,12 +162,7 @@ func (f *runFixture) texts(iteration int) []string {
 }
 
 func (f *runFixture) groupStarted(iteration int) ProgressGroupPayload {
-	for _, ev := range f.log() {
-		if ev.Type != events.ProgressGroupStarted {
-			continue
-		}
-		var p ProgressGroupPayload
-		require.NoError(f.t, json.Unmarshal(ev.Payload, &p))
+	for _, p := range payloadsOf[ProgressGroupPayload](f, events.ProgressGroupStarted) {
 		if p.Iteration == iteration {
 			return p
 		}

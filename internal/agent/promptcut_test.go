@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,15 +51,7 @@ func promptCutFixture(t *testing.T, third ...fakeollama.Turn) *runFixture {
 }
 
 func (f *runFixture) cuts() []PromptCutPayload {
-	var out []PromptCutPayload
-	for _, ev := range f.log() {
-		if ev.Type == events.PromptCut {
-			var p PromptCutPayload
-			require.NoError(f.t, json.Unmarshal(ev.Payload, &p))
-			out = append(out, p)
-		}
-	}
-	return out
+	return payloadsOf[PromptCutPayload](f, events.PromptCut)
 }
 
 // An answer to a prompt Ollama cut is set aside: the person is told, the conversation is
