@@ -33,6 +33,14 @@ const readThenAnswer = [
   { chunks: [{ content: 'The README is a one-line title. [TASK_COMPLETE]' }] },
 ]
 
+/** A screenshot in the light scheme and one in the dark. */
+async function shots(name: string) {
+  await shot(page, `${name}-light`)
+  await page.emulateMedia({ colorScheme: 'dark' })
+  await shot(page, `${name}-dark`)
+  await page.emulateMedia({ colorScheme: 'light' })
+}
+
 async function loads(): Promise<{ model: string; numCtx: number }[]> {
   return (await (await fetch(`${fake.url}/_fake/loads`)).json()) as { model: string; numCtx: number }[]
 }
@@ -92,7 +100,7 @@ test('the picker shows a model that writes its calls as text, and its runs read 
   await see(check).toHaveAttribute('data-tone', 'warn')
   expect(await check.getAttribute('title')).toContain('Mistral [TOOL_CALLS]')
   await check.hover()
-  await shot(page, 'model-tools-as-text')
+  await shots('model-tools-as-text')
 
   await queueTurns(fake, [
     { chunks: [{ content: 'Reading it.\n<tool_call>{"name": "read_file", "arguments": {"path": "README.md"}}</tool_call>' }] },
@@ -126,7 +134,7 @@ test('a native answer whose call Ollama missed runs it, marked as read from the 
   const said = page.getByTestId('assistant-message')
   await see(said.first()).toContainText('Let me look.')
   expect((await said.allTextContents()).join('\n')).not.toContain('TOOL_CALLS')
-  await shot(page, 'model-rescued-call')
+  await shots('model-rescued-call')
   expect(errors).toEqual([])
 })
 
@@ -149,6 +157,6 @@ test('a prompt Ollama cut is named, compacted and asked again', async () => {
   await see(cut).toContainText('compacted and the question asked again')
   await see(page.getByTestId('turn').getByText('Both files read.')).toBeVisible()
   await cut.scrollIntoViewIfNeeded()
-  await shot(page, 'model-prompt-cut')
+  await shots('model-prompt-cut')
   expect(errors).toEqual([])
 })
