@@ -308,9 +308,9 @@ func (c *Client) Indexing() string {
 	return ""
 }
 
-// waitIndexed waits until the server reports no work under way, for at most bound; it returns
+// WaitIndexed waits until the server reports no work under way, for at most bound; it returns
 // what was still going on when it gave up ("" when the server was done).
-func (c *Client) waitIndexed(ctx context.Context, bound time.Duration) (string, error) {
+func (c *Client) WaitIndexed(ctx context.Context, bound time.Duration) (string, error) {
 	timer := time.NewTimer(bound)
 	defer timer.Stop()
 	for {

@@ -111,13 +111,13 @@ func TestIndexingIsWaitedForUpToABound(t *testing.T) {
 		c.mu.Unlock()
 		<-changed
 	}
-	still, err := c.waitIndexed(context.Background(), 50*time.Millisecond)
+	still, err := c.WaitIndexed(context.Background(), 50*time.Millisecond)
 	require.NoError(t, err)
 	require.Equal(t, "Indexing forever", still)
 
 	ctx, stop := context.WithCancel(context.Background())
 	stop()
-	_, err = c.waitIndexed(ctx, time.Hour)
+	_, err = c.WaitIndexed(ctx, time.Hour)
 	require.ErrorIs(t, err, context.Canceled, "Stop ends the wait")
 }
 

@@ -77,7 +77,7 @@ func TestGoplsAnswersEveryKindOfQuestion(t *testing.T) {
 
 	c, err := m.Client(ctx, shapes, trusted)
 	require.NoError(t, err)
-	_, err = c.waitIndexed(ctx, IndexWait)
+	_, err = c.WaitIndexed(ctx, IndexWait)
 	require.NoError(t, err)
 
 	text, err := os.ReadFile(main)
@@ -204,7 +204,7 @@ func answers(t *testing.T, spec, fixtureName, shapesFile, mainFile string, calle
 	require.NoError(t, err, spec)
 	_, err = c.sync(ctx, main)
 	require.NoError(t, err)
-	_, err = c.waitIndexed(ctx, IndexWait)
+	_, err = c.WaitIndexed(ctx, IndexWait)
 	require.NoError(t, err)
 
 	mainText := readFile(t, main)

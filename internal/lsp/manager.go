@@ -112,6 +112,22 @@ func (m *Manager) Client(ctx context.Context, file string, caller Caller) (*Clie
 	return m.ensure(ctx, s, caller)
 }
 
+// ClientFor is Client by language (a Spec.ID) rather than by file: for questions about the
+// whole workspace (find a symbol by name).
+func (m *Manager) ClientFor(ctx context.Context, id string, caller Caller) (*Client, error) {
+	m.mu.Lock()
+	s, ok := m.servers[id]
+	closed := m.closed
+	m.mu.Unlock()
+	switch {
+	case !ok:
+		return nil, &NoServer{Reason: "no language server " + id}
+	case closed:
+		return nil, &NoServer{Spec: s.spec, Reason: "the workspace was closed"}
+	}
+	return m.ensure(ctx, s, caller)
+}
+
 func (m *Manager) ensure(ctx context.Context, s *server, caller Caller) (*Client, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -315,15 +331,19 @@ func (m *Manager) Statuses(tools string) []Status {
 	return out
 }
 
-// Available reports whether a server could run for some language the workspace has: the code
-// intelligence tools are offered only then.
-func (m *Manager) Available() bool {
-	for _, st := range m.Statuses("") {
-		if st.InUse && (st.State == "running" || st.State == "found") {
-			return true
+// Available are the Spec IDs of the workspace's languages that have a server to run, in Specs
+// order: the code intelligence tools are offered only when there is one. It never waits for a
+// server that is starting.
+func (m *Manager) Available() []string {
+	var out []string
+	for _, id := range m.Languages() {
+		for _, spec := range m.specs {
+			if spec.ID == id && Find(spec.Program, m.opts.Overrides[id], m.opts.Root, m.opts.ToolsDirs) != "" {
+				out = append(out, id)
+			}
 		}
 	}
-	return false
+	return out
 }
 
 // Languages are the Spec IDs of the languages the workspace has files of, found by a bounded

@@ -62,8 +62,12 @@ func findSymbol(lines []string, name string, near int) (Pos, error) {
 		if len(hits) == 0 {
 			continue
 		}
-		// An import names a symbol without being it: some servers answer there about the import.
-		if rest := slices.DeleteFunc(slices.Clone(hits), func(p Pos) bool { return importLine(lines[p.Line-1]) }); len(rest) > 0 {
+		// An import or a comment names a symbol without being it: a server answers there about the
+		// import, or not at all.
+		if rest := slices.DeleteFunc(slices.Clone(hits), func(p Pos) bool {
+			line := lines[p.Line-1]
+			return importLine(line) || inComment(line, p.Char)
+		}); len(rest) > 0 {
 			hits = rest
 		}
 		pick := hits[0]
@@ -84,6 +88,15 @@ func findSymbol(lines []string, name string, near int) (Pos, error) {
 		msg += "; names in the file that are close: " + strings.Join(similar, ", ")
 	}
 	return Pos{}, fmt.Errorf("%s", msg)
+}
+
+// inComment reports whether character char of line (1-based) comes after a comment starts on
+// it, or the line is a block comment's middle ("* …").
+func inComment(line string, char int) bool {
+	before := string([]rune(line)[:min(max(char-1, 0), len([]rune(line)))])
+	t := strings.TrimSpace(line)
+	return strings.Contains(before, "//") || strings.Contains(before, "/*") || strings.Contains(before, "# ") ||
+		strings.HasPrefix(t, "* ") || strings.HasPrefix(t, "#\t")
 }
 
 // importLine reports whether a line imports names rather than using them.

@@ -236,8 +236,12 @@ type Narrower interface {
 	Narrow(a Access) (Tool, bool)
 }
 
-// ForAccess is t as a run with access a may use it, or false when it may not.
+// ForAccess is t as a run with access a may use it, or false when it may not (or when it is not
+// offered at all, see Offerer).
 func ForAccess(t Tool, a Access) (Tool, bool) {
+	if o, ok := t.(Offerer); ok && !o.Offered() {
+		return nil, false
+	}
 	if a.Write {
 		return t, true
 	}
