@@ -407,6 +407,9 @@ func (c *Client) stderrNote() string {
 	return ""
 }
 
+// Name is the server's name ("gopls").
+func (c *Client) Name() string { return c.spec.Name }
+
 // Stderr is the end of what the server wrote to stderr.
 func (c *Client) Stderr() string { return c.stderr.String() }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"go.lsp.dev/protocol"
 	"go.lsp.dev/uri"
@@ -363,4 +364,50 @@ func kindName(k protocol.SymbolKind) string {
 		return names[i]
 	}
 	return "symbol"
+}
+
+// Problem is a diagnostic in people's terms.
+type Problem struct {
+	Start    Pos
+	Severity string // "error", "warning", "information", "hint"
+	Message  string
+	Source   string // the checker inside the server ("compiler", "ts"), when it says
+	Code     string
+}
+
+// Problems are the server's diagnostics for file as it is on disk, waiting up to bound for the
+// server to report on it; ok is false when it did not.
+func (c *Client) Problems(ctx context.Context, file string, bound time.Duration) ([]Problem, bool, error) {
+	items, ok, err := c.Diagnostics(ctx, file, bound)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	lines := lineCache{}.lines(file)
+	out := make([]Problem, 0, len(items))
+	for _, d := range items {
+		p := Problem{
+			Start:    fromWire(lines, d.Range.Start.Line, d.Range.Start.Character),
+			Severity: severityName(int(d.Severity)),
+			Message:  strings.TrimSpace(d.Message),
+			Source:   d.Source,
+		}
+		if d.Code != nil {
+			p.Code = fmt.Sprint(d.Code)
+		}
+		out = append(out, p)
+	}
+	slices.SortStableFunc(out, func(a, b Problem) int { return a.Start.Line - b.Start.Line })
+	return out, true, nil
+}
+
+func severityName(s int) string {
+	switch s {
+	case 2:
+		return "warning"
+	case 3:
+		return "information"
+	case 4:
+		return "hint"
+	}
+	return "error" // 1, and a server that gives none
 }

@@ -153,3 +153,32 @@ func TestCodeIntelligenceWithoutAServerSaysWhatToDo(t *testing.T) {
 		require.False(t, strings.HasPrefix(tl.Name(), "find_"), tl.Name())
 	}
 }
+
+func TestAnEditIsCheckedByTheLanguageServer(t *testing.T) {
+	t.Parallel()
+	requireLanguageServer(t, "gopls")
+	root, reg := codeFixture(t, "goproj", PolicyApprover{AllowEdits: true, TrustFolder: true})
+	// An error that was there before the edit is not the edit's.
+	main := filepath.Join(root, "main.go")
+	old, err := os.ReadFile(main)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(main, append(old, []byte("\nvar broken = missingBefore\n")...), 0o644))
+
+	res := ask(t, reg, "edit_file", map[string]any{"path": "main.go", "old": "shapes.Total(", "new": "shapes.Totl("})
+	require.False(t, res.Failed(), res.Content)
+	require.Contains(t, res.Content, "gopls found 1 error in main.go that this change brought in; fix them next:")
+	require.Contains(t, res.Content, "main.go:14:")
+	require.Contains(t, res.Content, "Totl")
+	require.NotContains(t, res.Content, "missingBefore")
+	require.Len(t, res.Meta.Problems, 1)
+	require.Equal(t, 14, res.Meta.Problems[0].Line)
+
+	res = ask(t, reg, "edit_file", map[string]any{"path": "main.go", "old": "shapes.Totl(", "new": "shapes.Total("})
+	require.False(t, res.Failed(), res.Content)
+	require.NotContains(t, res.Content, "brought in", "fixing an error reports nothing new")
+	require.Empty(t, res.Meta.Problems)
+
+	res = ask(t, reg, "get_diagnostics", map[string]any{"path": "main.go"})
+	require.Contains(t, res.Content, "gopls found 1 problem in main.go:")
+	require.Contains(t, res.Content, "missingBefore")
+}
