@@ -259,3 +259,31 @@ func TestPythonServer(t *testing.T) {
 	requireServer(t, "pyright-langserver")
 	answers(t, "python", "pyproj", "pkg/shapes.py", "main.py", trusted)
 }
+
+// rustup installs a rust-analyzer that is only a proxy until the component is added; it
+// must count as missing, with what it said, not as a server that then fails to start.
+func TestAStandInProgramCountsAsMissing(t *testing.T) {
+	tools := t.TempDir()
+	bin := filepath.Join(tools, "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	proxy := "#!/bin/sh\necho \"error: Unknown binary 'rust-analyzer' in official toolchain\" >&2\nexit 1\n"
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "rust-analyzer"), []byte(proxy), 0o755))
+	t.Setenv("PATH", bin)
+
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "main.rs"), []byte("fn main() {}\n"), 0o644))
+	m := NewManager(Options{Root: root})
+	t.Cleanup(m.Close)
+
+	require.NotContains(t, m.Available(), "rust")
+	_, err := m.Client(context.Background(), filepath.Join(root, "main.rs"), trusted)
+	var ns *NoServer
+	require.ErrorAs(t, err, &ns)
+	require.Contains(t, ns.Reason, "is not installed")
+	for _, st := range m.Statuses(tools) {
+		if st.ID == "rust" {
+			require.Equal(t, "not found", st.State)
+			require.Contains(t, st.Detail, "Unknown binary")
+		}
+	}
+}

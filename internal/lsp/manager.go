@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -182,7 +183,7 @@ func (m *Manager) changed(id, state string) {
 // launch works out how to start spec's server for caller, asking the person first where a
 // server cannot be made safe in an untrusted folder.
 func (m *Manager) launch(ctx context.Context, spec Spec, caller Caller) (Launch, error) {
-	program := Find(spec.Program, m.opts.Overrides[spec.ID], m.opts.Root, m.opts.ToolsDirs)
+	program := m.find(spec)
 	if program == "" {
 		reason := fmt.Sprintf("%s (for %s files) is not installed", spec.Name, spec.Label)
 		if o := m.opts.Overrides[spec.ID]; o != "" {
@@ -319,10 +320,12 @@ func (m *Manager) Statuses(tools string) []Status {
 		case s.failed != nil:
 			st.State, st.Detail = "failed", s.failed.Error()
 		default:
-			st.Program = Find(spec.Program, m.opts.Overrides[spec.ID], m.opts.Root, m.opts.ToolsDirs)
+			st.Program = m.find(spec)
 			st.State = "not found"
 			if st.Program != "" {
 				st.State = "found"
+			} else {
+				st.Detail = probeFailure(Find(spec.Program, m.opts.Overrides[spec.ID], m.opts.Root, m.opts.ToolsDirs))
 			}
 		}
 		s.mu.Unlock()
@@ -338,7 +341,7 @@ func (m *Manager) Available() []string {
 	var out []string
 	for _, id := range m.Languages() {
 		for _, spec := range m.specs {
-			if spec.ID == id && Find(spec.Program, m.opts.Overrides[id], m.opts.Root, m.opts.ToolsDirs) != "" {
+			if spec.ID == id && m.find(spec) != "" {
 				out = append(out, id)
 			}
 		}
@@ -398,4 +401,48 @@ func groupRSS(pid int) int64 {
 		}
 	}
 	return total
+}
+
+// find is spec's program, or "" when there is none or it is only a stand-in (see Spec.Probe).
+// A program the person chose in Settings is taken as it is: if it cannot start, starting it
+// says so.
+func (m *Manager) find(spec Spec) string {
+	program := Find(spec.Program, m.opts.Overrides[spec.ID], m.opts.Root, m.opts.ToolsDirs)
+	if program == "" || len(spec.Probe) == 0 || m.opts.Overrides[spec.ID] != "" {
+		return program
+	}
+	if probed(program, spec.Probe) {
+		return program
+	}
+	return ""
+}
+
+var (
+	probeMu       sync.Mutex
+	probeResults  = map[string]bool{}
+	probeFailures = map[string]string{} // what a failed probe printed, by program
+)
+
+// probed runs program with args once per process, and reports whether it succeeded.
+func probed(program string, args []string) bool {
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	if ok, seen := probeResults[program]; seen {
+		return ok
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, program, args...).CombinedOutput()
+	probeResults[program] = err == nil
+	if err != nil {
+		probeFailures[program] = strings.TrimSpace(lastLines(string(out), 2))
+	}
+	return err == nil
+}
+
+// probeFailure is what program printed when its probe failed, or "".
+func probeFailure(program string) string {
+	probeMu.Lock()
+	defer probeMu.Unlock()
+	return probeFailures[program]
 }

@@ -29,6 +29,9 @@ type Spec struct {
 	NeedsTrust string // why, as a verb phrase for the approval card; "" when it never does
 	// Settings answer the server's workspace/configuration requests, by section.
 	Settings map[string]any
+	// Probe are arguments that make the program say its version: where the program may be a
+	// stand-in for a server that is not installed (rustup's proxy), a failing probe means none.
+	Probe []string
 }
 
 // Launch is one start of a server: what runs, with what, and what it is told at initialize.
@@ -93,6 +96,7 @@ func Specs() []Spec {
 			ID: "rust", Name: "rust-analyzer", Label: "Rust", Program: "rust-analyzer",
 			Extensions: []string{".rs"},
 			Install:    "rustup component add rust-analyzer",
+			Probe:      []string{"--version"},
 			NeedsTrust: "runs the project's build scripts and procedural macros (rust-analyzer)",
 		},
 	}

@@ -14,6 +14,8 @@ import {
   type FilesChangedOnDiskPayload,
   type ApprovalCard,
   type ApprovalResolvedPayload,
+  type Place,
+  type Problem,
 } from '../lib/events'
 import type { Attachment } from '../lib/types'
 
@@ -37,6 +39,10 @@ export interface Action {
   approval: ApprovalResolvedPayload['outcome'] | ''
   /** A command that runs in the terminal's sandbox: its approval card said so, or it finished there. */
   sandboxed: boolean
+  /** Locations a code intelligence answer named. */
+  places: Place[]
+  /** Errors a change brought in, as the file's language server reported them. */
+  problems: Problem[]
 }
 
 /** An approval still waiting for the person, shown as a card under its action's group. */
@@ -296,6 +302,8 @@ export class Transcript {
       removed: p.removed ?? 0,
       errorKind: p.errorKind ?? '',
       durationMs: p.durationMs ?? 0,
+      places: p.places ?? [],
+      problems: p.problems ?? [],
     }
     const a = g.actions.find((x) => x.id === p.actionId)
     if (a) {
