@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"gantry/internal/fsutil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"gantry/internal/fsutil"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
