@@ -350,12 +350,20 @@ func (c *Client) call(parent context.Context, method string, params, result any)
 	if err != nil {
 		return c.sendErr(err)
 	}
-	err = w.Wait(ctx, result)
+	// The answer is decoded after the clock stops: decoding is the client's own work.
+	var raw json.RawMessage
+	err = w.Wait(ctx, &raw)
 	c.mu.Lock()
 	c.serverTime += time.Since(sent)
 	c.mu.Unlock()
 	switch {
 	case err == nil:
+		if result == nil || len(raw) == 0 {
+			return nil
+		}
+		if err := json.Unmarshal(raw, result); err != nil {
+			return fmt.Errorf("%s answered %s with what it should not: %w", c.spec.Name, method, err)
+		}
 		return nil
 	case ctx.Err() != nil:
 		_ = c.conn.Notify(context.Background(), "$/cancelRequest", map[string]any{"id": id.Num})
