@@ -24,7 +24,7 @@ type About struct {
 	// Example is a call's arguments, shown in the text path's call format (the first tool that
 	// has one is the example).
 	Example map[string]any
-	// Hint is advice for the system prompt's CODE NAVIGATION section, one line per point, when
+	// Hint is advice for the system prompt's CODE NAVIGATION STRATEGY section, one line per point, when
 	// the tool is offered.
 	Hint string
 	// View says how one call shows; nil is DefaultView.
