@@ -23,6 +23,7 @@ import (
 	"gantry/internal/config"
 	"gantry/internal/events"
 	"gantry/internal/llm"
+	"gantry/internal/lsp"
 	"gantry/internal/store"
 	"gantry/internal/trust"
 )
@@ -197,7 +198,12 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 		approval.HeadlessPolicy(app.PolicyOf(settings), f.yes, f.yesCritical),
 	)
 	gate := approvals.Gate(approval.GateOptions{Scope: events.Scope{SessionID: sess.ID}, Workspace: root, Unattended: true})
-	session, err := agent.NewSessionTools(db, sess.ID, root, gate, app.SessionOptionsOf(settings))
+	// The workspace's language servers live as long as the run.
+	code := lsp.NewManager(lsp.Options{Root: root, ToolsDirs: app.ToolsDirs(opts.DataDir), Overrides: settings.LanguageServers})
+	defer code.Close()
+	sessionOpts := app.SessionOptionsOf(settings)
+	sessionOpts.Code = code
+	session, err := agent.NewSessionTools(db, sess.ID, root, gate, sessionOpts)
 	if err != nil {
 		return err
 	}

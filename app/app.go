@@ -55,6 +55,8 @@ type App struct {
 	Chat      *ChatService
 	Review    *ReviewService
 
+	code *codeServers // the language servers of the open workspaces
+
 	// systemTheme is the desktop's scheme ("light" or "dark") once the window asked for it:
 	// the start page marks the first frame with it when Appearance says "system".
 	systemTheme atomic.Value
@@ -93,11 +95,22 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if p := folders.Problem(); p != "" {
 		slog.Warn("trusted folders", "problem", p)
 	}
+	a.code = newCodeServers(opts.DataDir, func() map[string]string { return settings.Get().LanguageServers },
+		func(id, state string) {
+			// A server's start or stop is news for Settings only; it must not hold the server.
+			go func() {
+				if _, err := emitter.Emit(context.Background(), events.Scope{}, events.LanguageServers, LanguageServerPayload{ID: id, State: state}); err != nil {
+					slog.Warn("language server event", "err", err)
+				}
+			}()
+		})
+	a.Workspace.closed = a.code.Close
 	a.Chat = newChatService(db, emitter, settings, a.Workspace, rules, folders)
+	a.Chat.code = a.code
 	a.Chat.runFailed = a.Ollama.wake
 	a.Chat.textTools = a.Ollama.textTools
 	a.Review = newReviewService(db)
-	a.Settings = &SettingsService{store: settings, rules: rules, folders: folders, ollama: a.Ollama, chat: a.Chat}
+	a.Settings = &SettingsService{store: settings, rules: rules, folders: folders, ollama: a.Ollama, chat: a.Chat, code: a.code, workspace: a.Workspace}
 	a.Info = &AppService{opts: opts}
 	TraceStartup("services built")
 	return a, nil
@@ -157,6 +170,7 @@ const appEventsKept = 7 * 24 * time.Hour
 func (a *App) Shutdown() error {
 	a.Chat.shutdown()
 	a.Workspace.stopWatching()
+	a.code.CloseAll()
 	if a.cancel != nil {
 		a.cancel()
 		<-a.done

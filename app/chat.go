@@ -62,6 +62,7 @@ type ChatService struct {
 	settings  *config.Store
 	workspace *WorkspaceService
 	approvals *approval.Manager
+	code      *codeServers
 	runs      *runs
 	ctx       context.Context
 	// runFailed is called after a run failed, or a message could not start one for want of a
@@ -161,14 +162,16 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 	if err != nil {
 		return SendResult{}, err
 	}
+	opts := SessionOptionsOf(st)
+	opts.Code = s.code.For(sess.WorkspacePath)
 	cs, run, ctx, err := s.runs.begin(s.ctx, sess.ID, func(approver *runApprover) (*agent.SessionTools, error) {
-		return agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver, SessionOptionsOf(st))
+		return agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver, opts)
 	})
 	if err != nil {
 		return SendResult{}, err
 	}
 	// The session's tools outlive its runs; settings saved since apply from this run on.
-	cs.tools.Apply(SessionOptionsOf(st))
+	cs.tools.Apply(opts)
 	s.approvals.SetPolicy(PolicyOf(st))
 	cs.approver.gate.Store(s.approvals.Gate(approval.GateOptions{
 		Scope: events.Scope{SessionID: sess.ID, RunID: run.id}, Workspace: sess.WorkspacePath,

@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 out=test-output
 rm -rf "$out" && mkdir -p "$out/bin"
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
+# The language servers scripts/install-deps.sh --test installed: every suite finds them there,
+# and a test that cannot find one fails instead of skipping.
+export GANTRY_TOOLS_DIR="${GANTRY_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gantry/tools}" GANTRY_LSP_REQUIRED=1
 
 passed=0 failed=0 skipped=""
 declare -a lines=()
@@ -35,7 +38,7 @@ record go-test "$p" "$f" "$out/go-test.json"
 
 # A short fuzzing run per target on top of the seed corpora go test already ran: each must find
 # no crash. New crashers are written to testdata/fuzz/ by go test itself, ready to commit.
-for target in toolcall:FuzzExtract safety:FuzzAnalyzeCommand tools:FuzzResolveWorkspacePath; do
+for target in toolcall:FuzzExtract toolcall:FuzzExtractKnown safety:FuzzAnalyzeCommand tools:FuzzResolveWorkspacePath; do
   step "fuzz-${target#*:}" go test -run '^$' -fuzz "^${target#*:}\$" -fuzztime "${FUZZTIME:-10s}" "./internal/${target%%:*}"
 done
 

@@ -144,7 +144,7 @@ func TestPromptCoreNamesTheOtherTools(t *testing.T) {
 		require.Contains(t, s, "Paths are relative to the project folder")
 		require.Contains(t, s, "Prefer table-driven tests.", "the person's own instructions stay")
 		require.Contains(t, s, "Run `make test` before finishing.", "so do the project's")
-		require.NotContains(t, s, "CODE NAVIGATION")
+		require.NotContains(t, s, "CODE NAVIGATION STRATEGY")
 	}
 
 	// A tool the person turned off is not the window's doing: it is not named as left out.
@@ -224,7 +224,7 @@ func TestRunSmallWindowNative(t *testing.T) {
 	}
 	first := reqs[0]
 	require.Equal(t, "Change part of a file by replacing exact text copied from it.", first.Tools[3].Function.Description)
-	require.NotContains(t, first.Messages[0].Content, "CODE NAVIGATION", "the short prompt")
+	require.NotContains(t, first.Messages[0].Content, "CODE NAVIGATION STRATEGY", "the short prompt")
 	require.Contains(t, first.Messages[0].Content, "not offered in this small context window")
 	for _, tool := range first.Tools {
 		for name, p := range tool.Function.Parameters.Properties.All() {

@@ -8,6 +8,7 @@ import (
 	"gantry/internal/checkpoint"
 	"gantry/internal/events"
 	"gantry/internal/git"
+	"gantry/internal/tools"
 )
 
 // EventSink is the one door to the UI (*events.Emitter): Emit stores and posts at once, for
@@ -110,6 +111,10 @@ type ToolActionPayload struct {
 	Sandboxed bool `json:"sandboxed,omitempty"`
 	// DurationMs is set when the action finished.
 	DurationMs int64 `json:"durationMs,omitempty"`
+	// Places are the locations a code intelligence answer names, each opening the file there.
+	Places []tools.Place `json:"places,omitempty"`
+	// Problems are errors the file's language server found after the change, that it brought in.
+	Problems []tools.Problem `json:"problems,omitempty"`
 }
 
 // CommandOutputPayload is a piece of a running command's output, as it arrives.

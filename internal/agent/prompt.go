@@ -50,7 +50,7 @@ type PromptInput struct {
 	// LeftOut names, on the native path, the mode's tools the window could not afford to send.
 	LeftOut []string
 	// Example is a call in the text path's format, made from the first offered tool that gives
-	// one (tools.About.Example); Hints are the offered tools' lines for CODE NAVIGATION.
+	// one (tools.About.Example); Hints are the offered tools' lines for CODE NAVIGATION STRATEGY.
 	Example string
 	Hints   []string
 	// Short asks for the variant for small windows: the rules that matter most to a small
@@ -97,7 +97,7 @@ func navigationSection(in PromptInput) string {
 	if len(in.Hints) == 0 {
 		return ""
 	}
-	return "CODE NAVIGATION:\n- " + strings.Join(in.Hints, "\n- ")
+	return "CODE NAVIGATION STRATEGY:\n- " + strings.Join(in.Hints, "\n- ")
 }
 
 func toolsSection(in PromptInput) string {

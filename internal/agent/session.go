@@ -35,6 +35,7 @@ type SessionOptions struct {
 	DisabledTools   []string          // not offered to the model; a call to one is refused
 	TerminalTimeout time.Duration     // for a command that asks for none; 0: the terminal's default
 	Sandbox         terminal.Sandbox  // how commands are confined; the zero value runs them as the user
+	Code            tools.CodeIntel   // the workspace's language servers; nil: none
 }
 
 // NewSessionTools wires the built-in tools of session sessionID over root, asking approver
@@ -60,6 +61,7 @@ func (s *SessionTools) Apply(opts SessionOptions) {
 		rules = safety.DefaultFileRules()
 	}
 	s.env.FileRules = rules
+	s.env.Code = opts.Code
 	s.terminal.SetDefaultTimeout(opts.TerminalTimeout)
 	s.terminal.SetSandbox(opts.Sandbox)
 	s.disabled = slices.Clone(opts.DisabledTools)

@@ -123,6 +123,7 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 	if d, ok := r.Result.Display.(tools.CommandDisplay); ok {
 		p.Sandboxed = d.Sandboxed
 	}
+	p.Places, p.Problems = m.Places, m.Problems
 	if r.Result.Failed() {
 		p.Status, p.ErrorKind = ActionError, string(r.Result.ErrorKind)
 		p.Title = v.Running

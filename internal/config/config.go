@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"gantry/internal/fsutil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"gantry/internal/fsutil"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -54,6 +55,9 @@ type Settings struct {
 	SandboxNetwork bool `json:"sandboxNetwork"`
 	// Theme is the app's appearance: system, light or dark.
 	Theme string `json:"theme"`
+	// LanguageServers are programs the person chose instead of the ones Gantry finds, by
+	// language ("go", "typescript", "python", "c", "rust"); absolute paths.
+	LanguageServers map[string]string `json:"languageServers,omitempty"`
 }
 
 // FileRule is one sensitive-file rule as settings.json keeps it (safety.FileRule with words
@@ -154,6 +158,11 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("tool name %q is not valid", name)
 		}
 	}
+	for lang, program := range s.LanguageServers {
+		if p := strings.TrimSpace(program); p != "" && !filepath.IsAbs(p) {
+			return fmt.Errorf("the %s language server %q must be an absolute path", lang, program)
+		}
+	}
 	return nil
 }
 
@@ -183,6 +192,16 @@ func (s Settings) normalized() Settings {
 	s.Theme = strings.ToLower(strings.TrimSpace(s.Theme))
 	if s.Theme == "" {
 		s.Theme = ThemeSystem
+	}
+	servers := map[string]string{}
+	for lang, program := range s.LanguageServers {
+		if program = strings.TrimSpace(program); program != "" {
+			servers[strings.TrimSpace(lang)] = program
+		}
+	}
+	s.LanguageServers = nil
+	if len(servers) > 0 {
+		s.LanguageServers = servers
 	}
 	if s.FileRules != nil {
 		rules := make([]FileRule, len(s.FileRules))

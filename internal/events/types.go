@@ -15,6 +15,9 @@ const (
 	// WorkspaceChanged says files of the open workspace changed on disk, whoever changed them
 	// (payload app.WorkspaceChangedPayload): the file tree reloads the folders it lists.
 	WorkspaceChanged Type = "workspaceChanged"
+	// LanguageServers says a language server of the open workspace started or stopped (payload
+	// app.LanguageServerPayload): Settings → Code intelligence reads the statuses again.
+	LanguageServers Type = "languageServers"
 
 	// The agent's run (payloads in internal/agent/events.go). A run is RunStarted, then per
 	// answer AssistantText/Thinking deltas, ThinkingDone and Spinner, then per batch of tool
@@ -54,7 +57,7 @@ const (
 
 // All lists every event type, for the mirror test.
 var All = []Type{
-	OllamaStatus, ModelPull, RecentChanged, WorkspaceChanged,
+	OllamaStatus, ModelPull, RecentChanged, WorkspaceChanged, LanguageServers,
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,

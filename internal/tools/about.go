@@ -24,7 +24,7 @@ type About struct {
 	// Example is a call's arguments, shown in the text path's call format (the first tool that
 	// has one is the example).
 	Example map[string]any
-	// Hint is advice for the system prompt's CODE NAVIGATION section, one line per point, when
+	// Hint is advice for the system prompt's CODE NAVIGATION STRATEGY section, one line per point, when
 	// the tool is offered.
 	Hint string
 	// View says how one call shows; nil is DefaultView.
@@ -236,8 +236,12 @@ type Narrower interface {
 	Narrow(a Access) (Tool, bool)
 }
 
-// ForAccess is t as a run with access a may use it, or false when it may not.
+// ForAccess is t as a run with access a may use it, or false when it may not (or when it is not
+// offered at all, see Offerer).
 func ForAccess(t Tool, a Access) (Tool, bool) {
+	if o, ok := t.(Offerer); ok && !o.Offered() {
+		return nil, false
+	}
 	if a.Write {
 		return t, true
 	}

@@ -3,13 +3,22 @@ package tools
 import "gantry/internal/terminal"
 
 // Builtins are the workspace tools of SPEC §6, in the order the model sees them: reading and
-// searching first (small models tend to pick from the top), then changing, then running.
+// searching first (small models tend to pick from the top), then the code intelligence tools
+// (offered only where a language server exists), then changing, then running.
 func Builtins(env *Env, session *terminal.Session) []Tool {
 	return []Tool{
 		ReadFile(env),
 		ListFiles(env),
 		Glob(env),
 		SearchWorkspace(env),
+		FindSymbol(env),
+		GetDocumentSymbols(env),
+		FindDefinition(env),
+		FindReferences(env),
+		FindImplementations(env),
+		GetHoverInfo(env),
+		GetCallHierarchy(env),
+		GetTypeHierarchy(env),
 		GetDiagnostics(env),
 		EditFile(env),
 		WriteFile(env),

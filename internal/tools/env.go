@@ -15,6 +15,8 @@ type Env struct {
 	Approver    Approver
 	Checkpoints Checkpointer
 	FileRules   []safety.FileRule // sensitivity rules, last match wins
+	// Code is the workspace's language servers; nil when there are none to ask.
+	Code CodeIntel
 }
 
 // CommandApproval asks whether a command may run. Analysis.FolderCode says when it runs code

@@ -4,6 +4,7 @@ import type { FileChange, GantryEvent } from './events'
 import type {
   AppInfo,
   ApprovalDecision,
+  CodeIntelligenceView,
   ApprovalRule,
   ApprovalView,
   DirListing,
@@ -80,6 +81,10 @@ export const settings = {
   revokeTrust: (path: string) => call<TrustedFolder[]>('SettingsService', 'RevokeTrust', path),
   /** Why the trusted folders file could not be used at start, or "". */
   trustProblem: () => call<string>('SettingsService', 'TrustProblem'),
+  /** The language servers and where each stands for the open project. */
+  codeIntelligence: () => call<CodeIntelligenceView>('SettingsService', 'CodeIntelligence'),
+  /** Uses program for a language's server ("" goes back to the one Gantry finds). */
+  setLanguageServer: (id: string, program: string) => call<CodeIntelligenceView>('SettingsService', 'SetLanguageServer', id, program),
 }
 
 export const app = {

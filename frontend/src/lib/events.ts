@@ -8,6 +8,8 @@ export const EventType = {
   RecentChanged: "recentChanged",
   // Files of the open workspace changed on disk; payload app.WorkspaceChangedPayload.
   WorkspaceChanged: "workspaceChanged",
+  // A language server started or stopped; payload app.LanguageServerPayload.
+  LanguageServers: "languageServers",
   // The agent's run; payloads in internal/agent/events.go.
   RunStarted: "runStarted",
   AssistantText: "assistantText",
@@ -127,6 +129,23 @@ export interface ToolActionPayload {
   /** A command that ran in the terminal's sandbox (set when it finished). */
   sandboxed?: boolean
   durationMs?: number
+  /** The locations a code intelligence answer names; each opens the file there. */
+  places?: Place[]
+  /** Errors the file's language server found that the change brought in. */
+  problems?: Problem[]
+}
+
+/** tools.Place */
+export interface Place {
+  path: string
+  line: number
+  text?: string
+}
+
+/** tools.Problem */
+export interface Problem {
+  line: number
+  message: string
 }
 
 /** agent.CommandOutputPayload */
@@ -255,9 +274,16 @@ export interface WorkspaceChangedPayload {
   note?: string
 }
 
+/** app.LanguageServerPayload */
+export interface LanguageServerPayload {
+  id: string
+  state: string
+}
+
 export interface EventPayloads {
   ollamaStatus: OllamaStatus
   modelPull: PullState
+  languageServers: LanguageServerPayload
   recentChanged: Record<string, never>
   workspaceChanged: WorkspaceChangedPayload
   runStarted: RunStartedPayload

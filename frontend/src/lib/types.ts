@@ -266,6 +266,29 @@ export interface ApprovalDecision {
   trustFolder?: boolean
 }
 
+/** lsp.Status: one language's server as Settings shows it. */
+export interface LanguageServerStatus {
+  id: string
+  name: string
+  label: string
+  state: 'running' | 'found' | 'not found' | 'failed'
+  program?: string
+  install: string
+  detail?: string
+  pid?: number
+  /** Resident memory of the server and its children, bytes. */
+  rss?: number
+  /** The open project has files of its languages. */
+  inUse: boolean
+}
+
+/** app.CodeIntelligenceView */
+export interface CodeIntelligenceView {
+  toolsDir: string
+  project: string
+  servers: LanguageServerStatus[]
+}
+
 /** trust.Folder: a folder trusted to run its own code. */
 export interface TrustedFolder {
   path: string

@@ -17,6 +17,8 @@ import {
   type ContextUsagePayload,
   type ModelWaitingPayload,
   type PromptCutPayload,
+  type Place,
+  type Problem,
 } from '../lib/events'
 import type { Attachment } from '../lib/types'
 
@@ -40,6 +42,10 @@ export interface Action {
   approval: ApprovalResolvedPayload['outcome'] | ''
   /** A command that runs in the terminal's sandbox: its approval card said so, or it finished there. */
   sandboxed: boolean
+  /** Locations a code intelligence answer named. */
+  places: Place[]
+  /** Errors a change brought in, as the file's language server reported them. */
+  problems: Problem[]
 }
 
 /** An approval still waiting for the person, shown as a card under its action's group. */
@@ -332,6 +338,8 @@ export class Transcript {
       removed: p.removed ?? 0,
       errorKind: p.errorKind ?? '',
       durationMs: p.durationMs ?? 0,
+      places: p.places ?? [],
+      problems: p.problems ?? [],
     }
     const a = g.actions.find((x) => x.id === p.actionId)
     if (a) {
