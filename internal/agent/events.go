@@ -111,6 +111,11 @@ type ToolActionPayload struct {
 	Problems []tools.Problem `json:"problems,omitempty"`
 }
 
+// TaskListPayload is the session's task list after a change, whole.
+type TaskListPayload struct {
+	Tasks []tools.Task `json:"tasks"`
+}
+
 // CommandOutputPayload is a piece of a running command's output, as it arrives.
 type CommandOutputPayload struct {
 	ActionID string `json:"actionId"`

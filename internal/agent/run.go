@@ -159,13 +159,13 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, err
 	}
-	a.tools = &toolRunner{registry: registry, root: a.req.Workspace, emit: a.emit}
 	in := PromptInput{
 		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
 		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
 		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
 	}
 	plan := PlanPrompt(in, registry, a.info.NumCtx(a.req.NumCtxCap))
+	a.tools = &toolRunner{registry: plan.Tools, root: a.req.Workspace, emit: a.emit}
 	a.wire, a.wireTokens = plan.Wire, wireTokens(plan.Wire)
 	a.system = plan.System()
 	a.window = newContextWindow(plan.Input)

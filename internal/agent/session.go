@@ -42,7 +42,10 @@ type SessionOptions struct {
 // before writes and commands.
 func NewSessionTools(db *store.DB, sessionID, root string, approver tools.Approver, opts SessionOptions) (*SessionTools, error) {
 	cps := checkpoint.New(db, sessionID)
-	env := &tools.Env{Root: root, Ignore: ignore.New(root), Checkpoints: cps.Checkpointer(), Approver: approver}
+	env := &tools.Env{
+		Root: root, Ignore: ignore.New(root), Checkpoints: cps.Checkpointer(), Approver: approver,
+		Tasks: sessionTasks{db: db, sessionID: sessionID},
+	}
 	term := terminal.NewSession(root)
 	registry, err := tools.NewBuiltinRegistry(env, term)
 	if err != nil {

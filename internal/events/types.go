@@ -45,6 +45,9 @@ const (
 	// FilesChangedOnDisk says the model was told that files it had read or written changed on
 	// disk since (payload agent.FilesChangedOnDiskPayload).
 	FilesChangedOnDisk Type = "filesChangedOnDisk"
+	// TaskList is the session's whole task list after a tool changed it (payload
+	// agent.TaskListPayload): the checklist above the chat input shows the latest.
+	TaskList Type = "taskList"
 )
 
 // All lists every event type, for the mirror test.
@@ -53,5 +56,5 @@ var All = []Type{
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,
-	ContextCompacted, FilesChangedOnDisk,
+	ContextCompacted, FilesChangedOnDisk, TaskList,
 }

@@ -23,6 +23,8 @@ export const EventType = {
   RunFinished: "runFinished",
   ContextCompacted: "contextCompacted",
   FilesChangedOnDisk: "filesChangedOnDisk",
+  // The session's task list after a change, whole.
+  TaskList: "taskList",
   // A tool call waiting for a person; payloads in internal/approval/manager.go.
   ApprovalRequested: "approvalRequested",
   ApprovalResolved: "approvalResolved",
@@ -228,6 +230,19 @@ export interface WorkspaceChangedPayload {
   note?: string
 }
 
+/** tools.Task: one step of the session's task list. */
+export interface Task {
+  id: number
+  title: string
+  status: 'pending' | 'in_progress' | 'done'
+  notes?: string
+}
+
+/** agent.TaskListPayload */
+export interface TaskListPayload {
+  tasks: Task[]
+}
+
 /** app.LanguageServerPayload */
 export interface LanguageServerPayload {
   id: string
@@ -252,6 +267,7 @@ export interface EventPayloads {
   runFinished: RunFinishedPayload
   contextCompacted: ContextCompactedPayload
   filesChangedOnDisk: FilesChangedOnDiskPayload
+  taskList: TaskListPayload
   approvalRequested: ApprovalCard
   approvalResolved: ApprovalResolvedPayload
 }

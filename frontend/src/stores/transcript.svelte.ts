@@ -16,6 +16,7 @@ import {
   type ApprovalResolvedPayload,
   type Place,
   type Problem,
+  type Task,
 } from '../lib/events'
 import type { Attachment } from '../lib/types'
 
@@ -107,6 +108,7 @@ const runEvents = new Set<string>([
   EventType.RunFinished,
   EventType.ContextCompacted,
   EventType.FilesChangedOnDisk,
+  EventType.TaskList,
   EventType.ApprovalRequested,
   EventType.ApprovalResolved,
 ])
@@ -117,6 +119,8 @@ export function isRunEvent(e: GantryEvent): boolean {
 
 export class Transcript {
   turns = $state<Turn[]>([])
+  /** The session's task list as the model last left it (the checklist above the input). */
+  tasks = $state<Task[]>([])
   /** The highest seq applied; anything at or below it is a duplicate (replay overlapping live). */
   lastSeq = 0
 
@@ -203,6 +207,9 @@ export class Transcript {
         break
       case EventType.FilesChangedOnDisk:
         this.push(turn, { kind: 'stale', files: e.payload })
+        break
+      case EventType.TaskList:
+        this.tasks = e.payload.tasks ?? []
         break
       case EventType.RunFinished: {
         const p = e.payload
