@@ -24,7 +24,7 @@ func TaskUpdate(env *Env) Tool {
 		About{
 			Label: "Update tasks", Summary: "Mark a step of the task list started or done, or change it.",
 			Category: CategoryTasks, Optional: true,
-			View:     taskUpdateView,
+			View: taskUpdateView,
 		},
 		func(ctx context.Context, p taskUpdateParams, _ Output) (Result, error) {
 			var c TaskChange
