@@ -48,6 +48,12 @@ type RunStartedPayload struct {
 	Plan bool `json:"plan,omitempty"`
 	// GitBranch is what the session's git branch came to; nil when none was asked for.
 	GitBranch *git.BranchOutcome `json:"gitBranch,omitempty"`
+	// Subagent is set when the run is a subagent's: the UI shows it inside the call that
+	// started it.
+	Subagent *SubagentOf `json:"subagent,omitempty"`
+	// Notices are the background tasks whose ends this run was started to hand the model
+	// (Text is then empty), or that came with the person's message.
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 // TextPayload is an assistantText or thinking delta: the whole cleaned text of the answer so far
@@ -129,6 +135,8 @@ type RunFinishedPayload struct {
 	FilesChanged []checkpoint.FileChange `json:"filesChanged"`
 	// Truncated: the final answer was cut at the output limit or the context window.
 	Truncated bool `json:"truncated,omitempty"`
+	// ToolUses counts the calls the run made.
+	ToolUses int `json:"toolUses,omitempty"`
 }
 
 // runEmitter sends one run's events. State events are sent even after the run was cancelled

@@ -36,6 +36,9 @@ type Deps struct {
 	Tools       *tools.Registry
 	Checkpoints CheckpointStarter // nil: changes are not checkpointed
 	Now         func() time.Time  // nil: time.Now
+	// Subagents are the session's subagents: the run hands their notices to the model and
+	// lets its calls start more. nil in a subagent's own run.
+	Subagents *Subagents
 }
 
 // Runner runs the agent's loop (SPEC §3).
@@ -65,6 +68,9 @@ type RunRequest struct {
 	Plan string
 	// GitBranch moves the session onto its own git branch at its first run (the setting).
 	GitBranch bool
+	// Subagent is set for a subagent's run: its events go into the parent's log, linked to the
+	// call that started it.
+	Subagent *SubagentOf
 }
 
 // RunResult is how a run ended, as its runFinished event says.
@@ -75,6 +81,8 @@ type RunResult struct {
 	// Truncated is a final answer Ollama cut (done_reason "length": num_predict or the context
 	// window), so the person knows the answer did not end where the model meant it to.
 	Truncated bool
+	// ToolUses counts the calls the run made.
+	ToolUses int
 }
 
 // finishTimeout bounds the saves after the loop, which use a fresh context: a cancelled run
@@ -88,10 +96,12 @@ const doomLoopRepeats = 3
 // status and a message (error nil); the error reports a failure of the machine (the database),
 // after which the run also ended, as failed.
 func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
-	a := &agentRun{
-		deps: r.deps, req: req, calls: map[string]int{},
-		emit: &runEmitter{sink: r.deps.Events, scope: events.Scope{SessionID: req.SessionID, RunID: req.RunID}},
+	scope := events.Scope{SessionID: req.SessionID, RunID: req.RunID}
+	if req.Subagent != nil {
+		scope.SessionID = req.Subagent.SessionID
 	}
+	a := &agentRun{deps: r.deps, req: req, calls: map[string]int{}, emit: &runEmitter{sink: r.deps.Events, scope: scope}}
+	defer r.deps.Subagents.runEnded()
 	out, err := a.start(ctx)
 	if err == nil && out.Status == "" {
 		out, err = a.loop(ctx)
@@ -118,6 +128,7 @@ type agentRun struct {
 	checked    bool           // write validation has spoken
 	calls      map[string]int // answers that made each call, by tool and canonical arguments
 	window     *contextWindow // session memory and compaction (compact.go)
+	toolUses   int            // calls made, for RunResult
 }
 
 // start looks the model up, saves the message and prepares the loop. A set Status ends the
@@ -130,9 +141,11 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 			a.path = PathNative
 		}
 	}
+	notices := a.deps.Subagents.runStarted()
 	a.emit.state(ctx, events.RunStarted, RunStartedPayload{
 		Mode: a.req.Mode, Model: a.req.Model, Text: a.req.Text, ToolPath: a.path, GitBranch: a.sessionBranch(ctx),
 		Attachments: a.req.Attachments, Plan: strings.TrimSpace(a.req.Plan) != "",
+		Subagent: a.req.Subagent, Notices: notices,
 	})
 
 	content, err := UserMessage(a.req.Text, a.req.Attachments, a.req.Workspace)
@@ -143,8 +156,13 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	if a.hist, err = loadHistory(ctx, a.deps.Messages, a.req.SessionID, a.req.RunID, a.deps.Now); err != nil {
 		return RunResult{}, err
 	}
-	if err := a.hist.add(ctx, api.Message{Role: "user", Content: content}); err != nil {
+	if err := a.addNotices(ctx, notices); err != nil {
 		return RunResult{}, err
+	}
+	if strings.TrimSpace(content) != "" || len(notices) == 0 {
+		if err := a.hist.add(ctx, api.Message{Role: "user", Content: content}); err != nil {
+			return RunResult{}, err
+		}
 	}
 	if modelErr != nil {
 		return a.modelFailure(ctx, modelErr), nil
@@ -189,6 +207,9 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		if err := a.noteStaleFiles(ctx); err != nil {
 			return RunResult{}, err
 		}
+		if err := a.addNotices(ctx, a.deps.Subagents.take()); err != nil {
+			return RunResult{}, err
+		}
 		ans, err := a.ask(ctx, it, a.windowedRequest(ctx), a.wire)
 		if err != nil {
 			return a.answerFailure(ctx, ans, err)
@@ -222,7 +243,8 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 			}
 			return RunResult{Status: StatusFailed, Message: msg}, nil
 		}
-		batch := a.tools.run(ctx, it, calls)
+		a.toolUses += len(calls)
+		batch := a.tools.run(withParent(ctx, a), it, calls)
 		a.wrote = a.wrote || batch.wrote
 		times := resultTimes(a.path, batch.feedback)
 		msgs, metas := resultMessages(a.path, batch.feedback)
@@ -245,6 +267,17 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 	}
 	return RunResult{Status: StatusIterationLimit, Message: fmt.Sprintf(
 		"Stopped after %d steps, the most a run may take, before the task was finished. Send a message to let it continue.", n)}, nil
+}
+
+// addNotices puts the notices of background tasks that ended into the conversation, each as a
+// message of its own: the model reads them before its next answer.
+func (a *agentRun) addNotices(ctx context.Context, notices []Notice) error {
+	for _, n := range notices {
+		if err := a.hist.add(ctx, api.Message{Role: "user", Content: n.ForModel()}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ask streams one answer into the UI.
@@ -366,6 +399,7 @@ func (a *agentRun) finish(ctx context.Context, out RunResult, runErr error) (Run
 		out = RunResult{Status: StatusCancelled, Message: "Stopped."}
 	}
 	out.FilesChanged = []checkpoint.FileChange{}
+	out.ToolUses = a.toolUses
 	if a.cp != nil {
 		files, err := a.cp.Files(fctx)
 		if err == nil {

@@ -179,6 +179,7 @@ var (
 	CategoryEdit      = Category{ID: "edit", Title: editTitle}
 	CategoryExecute   = Category{ID: "execute", Title: executeTitle}
 	CategoryTasks     = fixedCategory("tasks", "Updating the task list", "Updated the task list")
+	CategoryDelegate  = fixedCategory("delegate", "Delegating", "Delegated")
 	CategoryOther     = Category{ID: "other", Title: StepsTitle}
 )
 

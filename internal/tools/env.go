@@ -19,6 +19,8 @@ type Env struct {
 	Code CodeIntel
 	// Tasks is the session's task list; nil where none is kept (the task tools are not offered).
 	Tasks Tasks
+	// Agents starts subagents; nil inside a subagent, which may not start its own.
+	Agents Delegator
 }
 
 // CommandApproval asks whether a command may run. Analysis.FolderCode says when it runs code
