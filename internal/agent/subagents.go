@@ -54,7 +54,7 @@ type Delegation struct {
 
 // SubagentOf links a subagent's run to the run and the call that started it.
 type SubagentOf struct {
-	SessionID string `json:"-"`         // the parent's session: the subagent's events go to its log
+	SessionID string `json:"-"`           // the parent's session: the subagent's events go to its log
 	RunID     string `json:"parentRunId"` // the parent's run
 	ActionID  string `json:"actionId"`    // the spawn_agent call's line in the parent's progress group
 	// OwnSession is the subagent's own session (history, checkpoint): what its review names.

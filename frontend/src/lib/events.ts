@@ -25,6 +25,9 @@ export const EventType = {
   FilesChangedOnDisk: "filesChangedOnDisk",
   // The session's task list after a change, whole.
   TaskList: "taskList",
+  // A background subagent began, and ended (exactly one notification per start).
+  TaskStarted: "taskStarted",
+  TaskNotification: "taskNotification",
   // A tool call waiting for a person; payloads in internal/approval/manager.go.
   ApprovalRequested: "approvalRequested",
   ApprovalResolved: "approvalResolved",
@@ -79,6 +82,10 @@ export interface RunStartedPayload {
   attachments?: { path: string; startLine: number; endLine: number }[]
   /** The run carries out an approved plan. */
   plan?: boolean
+  /** Set when the run is a subagent's, shown inside the call that started it. */
+  subagent?: SubagentOf
+  /** Background tasks whose ends the run hands the model (text is then empty). */
+  notices?: Notice[]
 }
 
 /** agent.TextPayload: the whole cleaned text of the answer so far, not a piece. */
@@ -173,6 +180,8 @@ export interface RunFinishedPayload {
   filesChanged: FileChange[] | null
   /** The final answer was cut at the output limit or the context window. */
   truncated?: boolean
+  /** The calls the run made. */
+  toolUses?: number
 }
 
 /** agent.FilesChangedOnDiskPayload: the model was told these changed on disk since it saw them. */
@@ -243,6 +252,38 @@ export interface TaskListPayload {
   tasks: Task[]
 }
 
+/** agent.TaskStartedPayload: a background subagent began. */
+export interface TaskStartedPayload {
+  taskId: string
+  runId: string
+  parentRunId: string
+  task: string
+  mode: AgentMode
+}
+
+/** agent.Notice: how a background subagent ended, as its parent was told. */
+export interface Notice {
+  taskId: string
+  runId: string
+  sessionId: string
+  task: string
+  status: RunStatus
+  summary: string
+  result: string
+  toolUses: number
+  durationMs: number
+  filesChanged: FileChange[]
+}
+
+/** agent.SubagentOf: a subagent's run, shown inside the call that started it. */
+export interface SubagentOf {
+  parentRunId: string
+  actionId: string
+  sessionId: string
+  taskId?: string
+  task: string
+}
+
 /** app.LanguageServerPayload */
 export interface LanguageServerPayload {
   id: string
@@ -268,6 +309,8 @@ export interface EventPayloads {
   contextCompacted: ContextCompactedPayload
   filesChangedOnDisk: FilesChangedOnDiskPayload
   taskList: TaskListPayload
+  taskStarted: TaskStartedPayload
+  taskNotification: Notice
   approvalRequested: ApprovalCard
   approvalResolved: ApprovalResolvedPayload
 }
