@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -358,6 +359,18 @@ func (s *Subagents) Running() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.tasks)
+}
+
+// RunningIDs are the ids of the background tasks still under way.
+func (s *Subagents) RunningIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]string, 0, len(s.tasks))
+	for id := range s.tasks {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // Pending reports whether notices wait for a run of the parent.
