@@ -8,6 +8,7 @@
 //	POST /_fake/turns     body: []Turn      queue more turns
 //	GET  /_fake/requests  → []api.ChatRequest, every /api/chat request received, oldest first
 //	POST /_fake/reset                       back to the script given to New, requests forgotten
+//	POST /_fake/release   body: {"name": …} let the turns held on that name answer (Turn.Hold)
 //
 // "Ollama went away and came back": SetDown(true) closes the listener and every open connection
 // (clients get connection refused), SetDown(false) listens again on the same port. Out of process,
@@ -32,13 +33,16 @@ import (
 type Server struct {
 	routes map[string]map[string]http.HandlerFunc
 
-	mu       sync.Mutex
-	initial  Script
-	script   Script // live state: pulls and deletes change Models, chats consume Turns
-	requests []api.ChatRequest
-	addr     string // kept across SetDown so the server comes back on the same port
-	httpSrv  *http.Server
-	ln       net.Listener
+	mu          sync.Mutex
+	initial     Script
+	script      Script // live state: pulls and deletes change Models, chats consume Turns
+	requests    []api.ChatRequest
+	gates       map[string]chan struct{} // Turn.Hold names, closed once released (hold.go)
+	held        map[string]int           // chats waiting on each
+	heldChanged chan struct{}            // closed when a count in held changes
+	addr        string                   // kept across SetDown so the server comes back on the same port
+	httpSrv     *http.Server
+	ln          net.Listener
 }
 
 // New returns a Server that is not listening yet; see Start, or NewTest for tests.
@@ -56,6 +60,7 @@ func New(s Script) *Server {
 		"/_fake/turns":    {http.MethodPost: srv.handleEnqueue},
 		"/_fake/requests": {http.MethodGet: srv.handleRequests},
 		"/_fake/reset":    {http.MethodPost: srv.handleReset},
+		"/_fake/release":  {http.MethodPost: srv.handleRelease},
 	}
 	return srv
 }
@@ -159,6 +164,11 @@ func (s *Server) Reset() {
 	defer s.mu.Unlock()
 	s.script = s.initial.clone()
 	s.requests = nil
+	// Chats held for the last test answer now, and the next test's holds start closed.
+	for name := range s.gates {
+		s.releaseLocked(name)
+	}
+	s.gates, s.held = nil, map[string]int{}
 }
 
 // Requests returns every /api/chat request received so far, oldest first, including those that
