@@ -176,9 +176,9 @@ async function keepFailure(page: Page) {
   console.error(`failed test: screenshot and DOM in ${dir}/${name}.{png,html}`)
 }
 
-/** Lets a load or prefill the fake holds (holdLoads, holdPrefill) go on. */
-export async function releaseGate(fake: FakeOllama, gate: 'load' | 'prefill') {
-  const res = await fetch(`${fake.url}/_fake/release`, { method: 'POST', body: JSON.stringify({ gate }) })
+/** Lets the turns and loads the fake holds on name (a turn's hold, the script's holdLoads) go on. */
+export async function release(fake: FakeOllama, name: string) {
+  const res = await fetch(`${fake.url}/_fake/release`, { method: 'POST', body: JSON.stringify({ name }) })
   if (!res.ok) throw new Error(`fake Ollama refused the release: HTTP ${res.status} ${await res.text()}`)
 }
 

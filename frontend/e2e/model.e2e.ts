@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
 import {
-  closeAll, openPage, openProject, queueTurns, releaseGate, sendTask, setScript, shot, startFakeOllama, startGantry,
+  closeAll, openPage, openProject, queueTurns, release, sendTask, setScript, shot, startFakeOllama, startGantry,
   stopAll, tempDirs, toolCheckRule, type FakeOllama, type Gantry,
 } from './harness'
 import { makeProject } from './fixtures'
@@ -29,7 +29,7 @@ afterEach(async () => {
 afterAll(closeAll)
 
 const readThenAnswer = [
-  { holdPrefill: true, chunks: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }] },
+  { hold: 'prefill', chunks: [{ toolCalls: [{ name: 'read_file', arguments: { path: 'README.md' } }] }] },
   { chunks: [{ content: 'The README is a one-line title. [TASK_COMPLETE]' }] },
 ]
 
@@ -47,7 +47,7 @@ async function loads(): Promise<{ model: string; numCtx: number }[]> {
 
 for (const scheme of ['light', 'dark'] as const) {
   test(`the waits are named and the meter shows Ollama's counts (${scheme})`, async () => {
-    await setScript(fake, { holdLoads: true, turns: readThenAnswer })
+    await setScript(fake, { holdLoads: 'load', turns: readThenAnswer })
     ;({ page, errors } = await openPage(gantry.url, scheme))
     await openProject(page, makeProject())
     const check = page.getByTestId('tool-check')
@@ -59,14 +59,14 @@ for (const scheme of ['light', 'dark'] as const) {
     await see(status).toHaveAttribute('data-waiting', 'loading')
     await see(status).toContainText('Loading llama3.2:3b…')
     await shot(page, `model-loading-${scheme}`)
-    await releaseGate(fake, 'load')
+    await release(fake, 'load')
 
     await see(status).toHaveAttribute('data-waiting', 'prefill')
     await see(status).toContainText('Reading the prompt (')
     expect(await status.textContent()).toMatch(/Reading the prompt \([\d,]+ tokens\)…/)
     await see(check).toContainText('Native tools')
     await shot(page, `model-prefill-${scheme}`)
-    await releaseGate(fake, 'prefill')
+    await release(fake, 'prefill')
 
     await see(page.getByTestId('run-status')).toHaveAttribute('data-status', 'done')
     const meter = page.getByTestId('context-meter')

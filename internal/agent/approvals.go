@@ -18,8 +18,9 @@ import (
 var _ tools.CallContexter = (*batchEvents)(nil)
 
 // CallContext lets call i's approvals announce themselves on its line.
+// Its line's id goes with it too, so a subagent the call starts shows inside that line.
 func (b *batchEvents) CallContext(ctx context.Context, i int) context.Context {
-	return approval.WithWaiter(ctx, callApproval{batch: b, index: i})
+	return withAction(approval.WithWaiter(ctx, callApproval{batch: b, index: i}), b.actionID(i))
 }
 
 // callApproval is the approval.Waiter of one call of a batch.

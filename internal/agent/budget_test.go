@@ -20,11 +20,12 @@ import (
 	"gantry/internal/tools"
 )
 
+// budgetRegistry is a session's tools, the task list's included.
 func budgetRegistry(t *testing.T) *tools.Registry {
 	t.Helper()
 	root := t.TempDir()
 	env := &tools.Env{Root: root, Ignore: ignore.New(root), Approver: tools.PolicyApprover{},
-		Checkpoints: tools.NoCheckpoints{}, FileRules: safety.DefaultFileRules()}
+		Checkpoints: tools.NoCheckpoints{}, FileRules: safety.DefaultFileRules(), Tasks: keptTasks{}}
 	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 	require.NoError(t, err)
 	return reg
@@ -71,13 +72,13 @@ func TestPromptPlanPerWindow(t *testing.T) {
 	// than tools[], and the agent's tools cost the most.
 	want := map[string][]row{
 		"agent/native":   {{2048, PromptCore}, {4096, PromptCompact}, {8192, PromptFull}, {32768, PromptFull}},
-		"agent/text":     {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
-		"explore/native": {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
+		"agent/text":     {{2048, PromptLean}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
+		"explore/native": {{2048, PromptLean}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
 		"explore/text":   {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
-		"plan/native":    {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
+		"plan/native":    {{2048, PromptLean}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
 		"plan/text":      {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
-		"review/native":  {{2048, PromptCore}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
-		"review/text":    {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
+		"review/native":  {{2048, PromptCore}, {4096, PromptCompact}, {8192, PromptFull}, {32768, PromptFull}},
+		"review/text":    {{2048, PromptLean}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
 	}
 	for _, mode := range promptTestModes {
 		reg := budgetModeTools(t, mode)
@@ -92,6 +93,11 @@ func TestPromptPlanPerWindow(t *testing.T) {
 				require.GreaterOrEqual(t, share, 0.5, "%s at %d: the conversation keeps half the window", key, r.numCtx)
 				require.Equal(t, EstimateTokens(plan.System())+wireTokens(plan.Wire), plan.Tokens)
 				require.Equal(t, native, len(plan.Wire) > 0, "tools[] only on the native path")
+				// The task list is offered only where the window describes every tool.
+				_, tasks := plan.Tools.Get("task_create")
+				lean := plan.Level == PromptLean || plan.Level == PromptCore
+				require.Equal(t, !lean, tasks, "%s at %d: task tools", key, r.numCtx)
+				require.Equal(t, !lean, strings.Contains(plan.System(), "LARGER TASKS"), "%s at %d", key, r.numCtx)
 
 				// Heavy project instructions still leave half of a 2k window.
 				heavy := PlanPrompt(budgetHeavyInput(mode, native), reg, r.numCtx)
@@ -110,9 +116,11 @@ func TestPromptLevelsShrink(t *testing.T) {
 		for _, native := range []bool{true, false} {
 			full := renderLevel(budgetInput(mode, native), reg, PromptFull)
 			compact := renderLevel(budgetInput(mode, native), reg, PromptCompact)
+			lean := renderLevel(budgetInput(mode, native), reg, PromptLean)
 			core := renderLevel(budgetInput(mode, native), reg, PromptCore)
 			require.Less(t, compact.Tokens, full.Tokens, mode)
-			require.Less(t, core.Tokens, compact.Tokens, mode)
+			require.Less(t, lean.Tokens, compact.Tokens, mode)
+			require.Less(t, core.Tokens, lean.Tokens, mode)
 			// A window too small for any level gets the smallest.
 			require.Equal(t, PromptCore, PlanPrompt(budgetInput(mode, native), reg, 512).Level)
 		}

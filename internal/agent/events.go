@@ -48,6 +48,12 @@ type RunStartedPayload struct {
 	Plan bool `json:"plan,omitempty"`
 	// GitBranch is what the session's git branch came to; nil when none was asked for.
 	GitBranch *git.BranchOutcome `json:"gitBranch,omitempty"`
+	// Subagent is set when the run is a subagent's: the UI shows it inside the call that
+	// started it.
+	Subagent *SubagentOf `json:"subagent,omitempty"`
+	// Notices are the background tasks whose ends this run was started to hand the model
+	// (Text is then empty), or that came with the person's message.
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 // TextPayload is an assistantText or thinking delta: the whole cleaned text of the answer so far
@@ -117,6 +123,11 @@ type ToolActionPayload struct {
 	Problems []tools.Problem `json:"problems,omitempty"`
 }
 
+// TaskListPayload is the session's task list after a change, whole.
+type TaskListPayload struct {
+	Tasks []tools.Task `json:"tasks"`
+}
+
 // CommandOutputPayload is a piece of a running command's output, as it arrives.
 type CommandOutputPayload struct {
 	ActionID string `json:"actionId"`
@@ -130,6 +141,8 @@ type RunFinishedPayload struct {
 	FilesChanged []checkpoint.FileChange `json:"filesChanged"`
 	// Truncated: the final answer was cut at the output limit or the context window.
 	Truncated bool `json:"truncated,omitempty"`
+	// ToolUses counts the calls the run made.
+	ToolUses int `json:"toolUses,omitempty"`
 	// Dialects are the forms of the tool calls read from the model's text in this run.
 	Dialects []string `json:"dialects,omitempty"`
 	// RescuedCalls counts native-path calls read from the text because Ollama's parser missed them.

@@ -53,6 +53,8 @@ type PromptInput struct {
 	// one (tools.About.Example); Hints are the offered tools' lines for CODE NAVIGATION STRATEGY.
 	Example string
 	Hints   []string
+	// Practices are the offered tools' advice for LARGER TASKS (keeping a task list, delegating).
+	Practices []string
 	// Short asks for the variant for small windows: the rules that matter most to a small
 	// model, the mode in a sentence or two, the project context cut short (PlanPrompt sets it).
 	Short   bool
@@ -79,7 +81,7 @@ func BuildSystemPrompt(in PromptInput) string {
 	}
 	sections = append(sections, promptModeText(in.Mode), in.Project.Section(), promptUserContext)
 	sections = append(sections, rulesSection(in))
-	sections = append(sections, navigationSection(in), memorySection(in))
+	sections = append(sections, navigationSection(in), practiceSection(in), memorySection(in))
 	return joinSections(sections)
 }
 
@@ -98,6 +100,15 @@ func navigationSection(in PromptInput) string {
 		return ""
 	}
 	return "CODE NAVIGATION STRATEGY:\n- " + strings.Join(in.Hints, "\n- ")
+}
+
+// practiceSection says how to work through a task too large for one go, from the tools that
+// help (tools.About.Practice).
+func practiceSection(in PromptInput) string {
+	if len(in.Practices) == 0 {
+		return ""
+	}
+	return "LARGER TASKS:\n- " + strings.Join(in.Practices, "\n- ")
 }
 
 func toolsSection(in PromptInput) string {

@@ -37,6 +37,9 @@ type Deps struct {
 	Tools       *tools.Registry
 	Checkpoints CheckpointStarter // nil: changes are not checkpointed
 	Now         func() time.Time  // nil: time.Now
+	// Subagents are the session's subagents: the run hands their notices to the model and
+	// lets its calls start more. nil in a subagent's own run.
+	Subagents *Subagents
 	// Throttle is the least time between two looks at a streaming answer (StreamOptions);
 	// zero means 32 ms.
 	Throttle time.Duration
@@ -69,6 +72,9 @@ type RunRequest struct {
 	Plan string
 	// GitBranch moves the session onto its own git branch at its first run (the setting).
 	GitBranch bool
+	// Subagent is set for a subagent's run: its events go into the parent's log, linked to the
+	// call that started it.
+	Subagent *SubagentOf
 	// ToolsAsText takes the text path although the model declares native tools: its tool
 	// check found it writing its calls as text (llm.ToolCheck).
 	ToolsAsText bool
@@ -82,6 +88,8 @@ type RunResult struct {
 	// Truncated is a final answer Ollama cut (done_reason "length": num_predict or the context
 	// window), so the person knows the answer did not end where the model meant it to.
 	Truncated bool
+	// ToolUses counts the calls the run made.
+	ToolUses int
 	// Dialects are the forms of the tool calls read from the model's text in this run (see
 	// toolcall's Dialect constants), in order of first use.
 	Dialects []string
@@ -101,10 +109,12 @@ const doomLoopRepeats = 3
 // status and a message (error nil); the error reports a failure of the machine (the database),
 // after which the run also ended, as failed.
 func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
-	a := &agentRun{
-		deps: r.deps, req: req, calls: map[string]int{},
-		emit: &runEmitter{sink: r.deps.Events, scope: events.Scope{SessionID: req.SessionID, RunID: req.RunID}},
+	scope := events.Scope{SessionID: req.SessionID, RunID: req.RunID}
+	if req.Subagent != nil {
+		scope.SessionID = req.Subagent.SessionID
 	}
+	a := &agentRun{deps: r.deps, req: req, calls: map[string]int{}, emit: &runEmitter{sink: r.deps.Events, scope: scope}}
+	defer r.deps.Subagents.runEnded()
 	out, err := a.start(ctx)
 	if err == nil && out.Status == "" {
 		out, err = a.loop(ctx)
@@ -130,6 +140,7 @@ type agentRun struct {
 	checked    bool           // write validation has spoken
 	calls      map[string]int // answers that made each call, by tool and canonical arguments
 	window     *contextWindow // session memory and compaction (compact.go)
+	toolUses   int            // calls made, for RunResult
 
 	// numCtx is the one num_ctx of the run's every request: another would make Ollama load
 	// the model again.
@@ -167,9 +178,11 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 			a.path = PathNative
 		}
 	}
+	notices := a.deps.Subagents.runStarted()
 	a.emit.state(ctx, events.RunStarted, RunStartedPayload{
 		Mode: a.req.Mode, Model: a.req.Model, Text: a.req.Text, ToolPath: a.path, GitBranch: a.sessionBranch(ctx),
 		Attachments: a.req.Attachments, Plan: strings.TrimSpace(a.req.Plan) != "",
+		Subagent: a.req.Subagent, Notices: notices,
 	})
 
 	content, err := UserMessage(a.req.Text, a.req.Attachments, a.req.Workspace)
@@ -180,8 +193,13 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	if a.hist, err = loadHistory(ctx, a.deps.Messages, a.req.SessionID, a.req.RunID, a.deps.Now); err != nil {
 		return RunResult{}, err
 	}
-	if err := a.hist.add(ctx, api.Message{Role: "user", Content: content}); err != nil {
+	if err := a.addNotices(ctx, notices); err != nil {
 		return RunResult{}, err
+	}
+	if strings.TrimSpace(content) != "" || len(notices) == 0 {
+		if err := a.hist.add(ctx, api.Message{Role: "user", Content: content}); err != nil {
+			return RunResult{}, err
+		}
 	}
 	if modelErr != nil {
 		return a.modelFailure(ctx, modelErr), nil
@@ -196,7 +214,6 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, err
 	}
-	a.tools = &toolRunner{registry: registry, root: a.req.Workspace, emit: a.emit}
 	in := PromptInput{
 		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
 		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
@@ -204,6 +221,7 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	}
 	a.numCtx = a.info.NumCtx(a.req.NumCtxCap)
 	plan := PlanPrompt(in, registry, a.numCtx)
+	a.tools = &toolRunner{registry: plan.Tools, root: a.req.Workspace, emit: a.emit}
 	a.wire, a.wireTokens = plan.Wire, wireTokens(plan.Wire)
 	a.system = plan.System()
 	a.window = newContextWindow(plan.Input)
@@ -225,6 +243,9 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 	n := a.maxIterations()
 	for it := 1; it <= n; it++ {
 		if err := a.noteStaleFiles(ctx); err != nil {
+			return RunResult{}, err
+		}
+		if err := a.addNotices(ctx, a.deps.Subagents.take()); err != nil {
 			return RunResult{}, err
 		}
 		ans, err := a.askWindowed(ctx)
@@ -263,7 +284,8 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 			}
 			return RunResult{Status: StatusFailed, Message: msg}, nil
 		}
-		batch := a.tools.run(ctx, a.answers, calls, batchOrigin{Dialects: turn.dialects, Rescued: turn.rescued})
+		a.toolUses += len(calls)
+		batch := a.tools.run(withParent(ctx, a), a.answers, calls, batchOrigin{Dialects: turn.dialects, Rescued: turn.rescued})
 		a.noteChanges(batch.feedback)
 		times := resultTimes(turn.message.ToolCalls, batch.feedback)
 		msgs, metas := resultMessages(turn.message.ToolCalls, batch.feedback)
@@ -286,6 +308,17 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 	}
 	return RunResult{Status: StatusIterationLimit, Message: fmt.Sprintf(
 		"Stopped after %d steps, the most a run may take, before the task was finished. Send a message to let it continue.", n)}, nil
+}
+
+// addNotices puts the notices of background tasks that ended into the conversation, each as a
+// message of its own: the model reads them before its next answer.
+func (a *agentRun) addNotices(ctx context.Context, notices []Notice) error {
+	for _, n := range notices {
+		if err := a.hist.add(ctx, api.Message{Role: "user", Content: n.ForModel()}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // askWindowed asks for the loop's next answer, with the history fitted to the window. An answer
@@ -461,6 +494,7 @@ func (a *agentRun) finish(ctx context.Context, out RunResult, runErr error) (Run
 		out = RunResult{Status: StatusCancelled, Message: "Stopped."}
 	}
 	out.FilesChanged = []checkpoint.FileChange{}
+	out.ToolUses = a.toolUses
 	out.Dialects, out.RescuedCalls = a.dialects, a.rescued
 	if a.cp != nil {
 		files, err := a.cp.Files(fctx)

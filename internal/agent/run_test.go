@@ -71,7 +71,8 @@ func newRunFixtureScript(t *testing.T, script fakeollama.Script, approver tools.
 	t.Cleanup(func() { _ = emitter.Close(context.Background()) })
 
 	cps := checkpoint.New(db, sess.ID)
-	env := &tools.Env{Root: root, Ignore: ignore.New(root), Approver: approver, Checkpoints: cps.Checkpointer(), FileRules: safety.DefaultFileRules()}
+	env := &tools.Env{Root: root, Ignore: ignore.New(root), Approver: approver, Checkpoints: cps.Checkpointer(), FileRules: safety.DefaultFileRules(),
+		Tasks: sessionTasks{db: db, sessionID: sess.ID}}
 	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 	require.NoError(t, err)
 

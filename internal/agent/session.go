@@ -20,12 +20,14 @@ import (
 // desktop app keeps one per open session; `gantry run` makes one for its single run.
 type SessionTools struct {
 	db          *store.DB
+	sessionID   string
 	Registry    *tools.Registry // every built-in tool, the disabled ones included
 	Checkpoints *checkpoint.Manager
 
 	env      *tools.Env
 	terminal *terminal.Session
-	disabled []string
+	opts     SessionOptions
+	agents   *Subagents // nil until EnableSubagents
 }
 
 // SessionOptions are the settings that shape a session's tools. The zero value is the built-in
@@ -42,13 +44,16 @@ type SessionOptions struct {
 // before writes and commands.
 func NewSessionTools(db *store.DB, sessionID, root string, approver tools.Approver, opts SessionOptions) (*SessionTools, error) {
 	cps := checkpoint.New(db, sessionID)
-	env := &tools.Env{Root: root, Ignore: ignore.New(root), Checkpoints: cps.Checkpointer(), Approver: approver}
+	env := &tools.Env{
+		Root: root, Ignore: ignore.New(root), Checkpoints: cps.Checkpointer(), Approver: approver,
+		Tasks: sessionTasks{db: db, sessionID: sessionID},
+	}
 	term := terminal.NewSession(root)
 	registry, err := tools.NewBuiltinRegistry(env, term)
 	if err != nil {
 		return nil, err
 	}
-	s := &SessionTools{db: db, Registry: registry, Checkpoints: cps, env: env, terminal: term}
+	s := &SessionTools{db: db, sessionID: sessionID, Registry: registry, Checkpoints: cps, env: env, terminal: term}
 	s.Apply(opts)
 	return s, nil
 }
@@ -64,17 +69,32 @@ func (s *SessionTools) Apply(opts SessionOptions) {
 	s.env.Code = opts.Code
 	s.terminal.SetDefaultTimeout(opts.TerminalTimeout)
 	s.terminal.SetSandbox(opts.Sandbox)
-	s.disabled = slices.Clone(opts.DisabledTools)
+	opts.DisabledTools = slices.Clone(opts.DisabledTools)
+	s.opts = opts
 }
+
+// options are the session's settings, for its subagents' tools.
+func (s *SessionTools) options() SessionOptions { return s.opts }
+
+// EnableSubagents lets the session's runs start subagents (spawn_agent), which d runs: before
+// it, the tool is not offered.
+func (s *SessionTools) EnableSubagents(d Delegation) *Subagents {
+	s.agents = newSubagents(s.db, s.sessionID, s, d)
+	s.env.Agents = s.agents
+	return s.agents
+}
+
+// Subagents are the session's subagents; nil when they are not enabled.
+func (s *SessionTools) Subagents() *Subagents { return s.agents }
 
 // Runner returns a runner over the session's enabled tools. It is cheap, so callers make one
 // per run and a changed Ollama host takes effect at the next run.
 func (s *SessionTools) Runner(model ChatModel, sink EventSink) *Runner {
 	reg := s.Registry
-	if len(s.disabled) > 0 {
-		reg = reg.Without(s.disabled)
+	if len(s.opts.DisabledTools) > 0 {
+		reg = reg.Without(s.opts.DisabledTools)
 	}
-	return NewRunner(Deps{LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints})
+	return NewRunner(Deps{LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints, Subagents: s.agents})
 }
 
 // SessionTitle names a new session after the first line of its first message.

@@ -130,6 +130,9 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 		p.Detail = tools.Clip(firstLine(r.Result.Content), 200)
 	}
 	b.emit.state(b.ctx, events.ToolAction, p)
+	if m.Tasks != nil {
+		b.emit.state(b.ctx, events.TaskList, TaskListPayload{Tasks: m.Tasks})
+	}
 }
 
 func firstLine(s string) string {

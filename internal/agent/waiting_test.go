@@ -46,10 +46,10 @@ func TestRunWaitingStates(t *testing.T) {
 	f := newRunFixtureScript(t, fakeollama.Script{
 		Models: []fakeollama.Model{{Name: "coder:latest", ContextLength: 16384, Capabilities: []string{"completion", "tools"}}},
 		Turns: []fakeollama.Turn{
-			{HoldPrefill: true, Chunks: []fakeollama.Chunk{call("read_file", map[string]any{"path": "main.go"})}},
-			{HoldPrefill: true, Chunks: []fakeollama.Chunk{{Content: "It greets, with a typo."}}},
+			{Hold: "prefill 1", Chunks: []fakeollama.Chunk{call("read_file", map[string]any{"path": "main.go"})}},
+			{Hold: "prefill 2", Chunks: []fakeollama.Chunk{{Content: "It greets, with a typo."}}},
 		},
-		HoldLoads: true,
+		HoldLoads: "load",
 	}, nil)
 	w := f.watch()
 	done := make(chan RunResult, 1)
@@ -58,11 +58,11 @@ func TestRunWaitingStates(t *testing.T) {
 	var wait ModelWaitingPayload
 	w.next(t, events.ModelWaiting, &wait)
 	require.Equal(t, ModelWaitingPayload{Phase: WaitLoading, Model: "coder"}, wait)
-	f.fake.Release(fakeollama.GateLoad)
+	f.fake.Release("load")
 	w.next(t, events.ModelWaiting, &wait)
 	require.Equal(t, WaitPrefill, wait.Phase)
 	require.Positive(t, wait.PromptTokens)
-	f.fake.Release(fakeollama.GatePrefill)
+	f.fake.Release("prefill 1")
 	w.next(t, events.ModelWaiting, &wait)
 	require.Equal(t, WaitNone, wait.Phase)
 
@@ -78,7 +78,7 @@ func TestRunWaitingStates(t *testing.T) {
 	w.next(t, events.ModelWaiting, &wait)
 	require.Equal(t, WaitPrefill, wait.Phase)
 	require.Greater(t, wait.PromptTokens, usage.PromptTokens, "the prompt grew by the call and its result")
-	f.fake.Release(fakeollama.GatePrefill)
+	f.fake.Release("prefill 2")
 	w.next(t, events.ModelWaiting, &wait)
 	require.Equal(t, WaitNone, wait.Phase)
 	w.next(t, events.ContextUsage, &usage)

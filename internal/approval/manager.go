@@ -65,6 +65,9 @@ type Card struct {
 	Existed   bool   `json:"existed,omitempty"`
 	Sensitive bool   `json:"sensitive,omitempty"`
 	Rule      string `json:"rule,omitempty"` // the sensitivity pattern that made it ask
+
+	// Subagent names the subagent that asks (its brief, shortened); "" for the run itself.
+	Subagent string `json:"subagent,omitempty"`
 }
 
 // Request is one approval. Before and After are whole file contents; they stay out of the event,

@@ -53,6 +53,15 @@ const (
 	ModelWaiting Type = "modelWaiting"
 	ContextUsage Type = "contextUsage"
 	PromptCut    Type = "promptCut"
+
+	// TaskList is the session's whole task list after a tool changed it (payload
+	// agent.TaskListPayload): the checklist above the chat input shows the latest.
+	TaskList Type = "taskList"
+	// TaskStarted says a background subagent began (payload agent.TaskStartedPayload), and
+	// TaskNotification that one ended, however it ended (payload agent.Notice): the chips above
+	// the input follow them. Every TaskStarted is followed by exactly one TaskNotification.
+	TaskStarted      Type = "taskStarted"
+	TaskNotification Type = "taskNotification"
 )
 
 // All lists every event type, for the mirror test.
@@ -61,6 +70,6 @@ var All = []Type{
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,
-	ContextCompacted, FilesChangedOnDisk,
+	ContextCompacted, FilesChangedOnDisk, TaskList, TaskStarted, TaskNotification,
 	ModelWaiting, ContextUsage, PromptCut,
 }

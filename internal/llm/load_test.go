@@ -34,21 +34,18 @@ func TestLoadThenRunning(t *testing.T) {
 // While this process is loading a model, Running says it is not ready, though /api/ps lists it.
 func TestRunningWhileThisProcessLoads(t *testing.T) {
 	t.Parallel()
-	c, fake, _ := newTestClient(t, fakeollama.Script{Models: testModels, HoldLoads: true})
+	c, fake, _ := newTestClient(t, fakeollama.Script{Models: testModels, HoldLoads: "load"})
 	ctx := t.Context()
 	done := make(chan error, 1)
 	go func() { done <- c.Load(ctx, "qwen3:4b", 8192, 0) }()
-	for {
-		ps, err := c.api.ListRunning(ctx)
-		require.NoError(t, err)
-		if len(ps.Models) > 0 {
-			break
-		}
-	}
+	require.NoError(t, fake.WaitHeld(ctx, "load", 1))
+	ps, err := c.api.ListRunning(ctx)
+	require.NoError(t, err)
+	require.Len(t, ps.Models, 1)
 	ready, err := c.Running(ctx, "qwen3:4b", 8192)
 	require.NoError(t, err)
 	require.False(t, ready)
-	fake.Release(fakeollama.GateLoad)
+	fake.Release("load")
 	require.NoError(t, <-done)
 	ready, err = c.Running(ctx, "QWEN3:4b", 8192)
 	require.NoError(t, err)

@@ -121,3 +121,28 @@ func countEvents(t *testing.T, db *DB, sessionID string) int {
 	require.NoError(t, db.sql.QueryRow(`SELECT COUNT(*) FROM events WHERE session_id = ?`, sessionID).Scan(&n))
 	return n
 }
+
+func TestASubagentsSessionIsNotListedAndGoesWithItsParent(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	ctx := context.Background()
+	parent := createSession(t, db, "/ws")
+	child, err := db.CreateSession(ctx, Session{WorkspacePath: "/ws", Title: "find the loader", Mode: "explore", ParentID: parent.ID})
+	require.NoError(t, err)
+	got, err := db.GetSession(ctx, child.ID)
+	require.NoError(t, err)
+	require.Equal(t, parent.ID, got.ParentID)
+	_, err = db.AppendMessage(ctx, Message{SessionID: child.ID, Role: "user", Content: "find the loader"})
+	require.NoError(t, err)
+
+	list, err := db.ListSessions(ctx, "/ws")
+	require.NoError(t, err)
+	require.Equal(t, []string{parent.ID}, sessionIDs(list))
+
+	require.NoError(t, db.DeleteSession(ctx, parent.ID))
+	_, err = db.GetSession(ctx, child.ID)
+	require.ErrorIs(t, err, ErrNotFound)
+	msgs, err := db.Messages(ctx, child.ID)
+	require.NoError(t, err)
+	require.Empty(t, msgs)
+}

@@ -116,6 +116,11 @@ func (r *Registry) plan(root string, c Call) plannedCall {
 
 // conflicts reports whether later must wait for earlier.
 func conflicts(earlier, later plannedCall) bool {
+	if thinking(earlier) && thinking(later) {
+		// The task list's calls keep their order: three task_create calls number their tasks
+		// in the order the model wrote them.
+		return true
+	}
 	if earlier.readOnly && later.readOnly {
 		return false
 	}
@@ -125,6 +130,8 @@ func conflicts(earlier, later plannedCall) bool {
 	// Two calls on known, different files are independent; anything else keeps its order.
 	return earlier.path == "" || later.path == "" || earlier.path == later.path
 }
+
+func thinking(p plannedCall) bool { return p.tool != nil && p.tool.Kind() == KindThink }
 
 func (r *Registry) runOne(ctx context.Context, i int, p plannedCall, obs BatchObserver) CallResult {
 	res := CallResult{Call: p.call, Started: time.Now()}

@@ -36,10 +36,11 @@ func TestBuiltinsAreTheSpecTools(t *testing.T) {
 	require.ElementsMatch(t, []string{"read_file", "write_file", "edit_file", "list_files", "search_workspace", "glob",
 		"run_terminal_command", "get_diagnostics", "undo_file", "undo_turn",
 		"get_document_symbols", "find_definition", "find_references", "find_implementations", "find_symbol",
-		"get_hover_info", "get_call_hierarchy", "get_type_hierarchy"}, names)
-	require.Len(t, r.OllamaTools(DetailFull, nil), 18)
+		"get_hover_info", "get_call_hierarchy", "get_type_hierarchy",
+		"task_create", "task_update", "task_get", "task_list", "spawn_agent"}, names)
+	require.Len(t, r.OllamaTools(DetailFull, nil), 23)
 	readOnly := r.OllamaTools(DetailFull, func(tl Tool) bool { return tl.Kind().ReadOnly() })
-	require.Len(t, readOnly, 13, "read, list, glob, search, diagnostics and the eight code intelligence tools")
+	require.Len(t, readOnly, 17, "read, list, glob, search, diagnostics, the eight code intelligence tools and the task list's four")
 }
 
 // The text prompt is paid for on every request of a small-window model: keep it small.

@@ -22,12 +22,6 @@ type CodeIntel interface {
 	Available() []string
 }
 
-// Offerer is a tool that is offered only when it can work (the code intelligence tools, when a
-// language server exists for the workspace's languages): small prompts stay small.
-type Offerer interface {
-	Offered() bool
-}
-
 // Place is a location a result names: the UI lists them, and a click opens the file there.
 type Place struct {
 	Path string `json:"path"` // workspace-relative slash path

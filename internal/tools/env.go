@@ -17,6 +17,10 @@ type Env struct {
 	FileRules   []safety.FileRule // sensitivity rules, last match wins
 	// Code is the workspace's language servers; nil when there are none to ask.
 	Code CodeIntel
+	// Tasks is the session's task list; nil where none is kept (the task tools are not offered).
+	Tasks Tasks
+	// Agents starts subagents; nil inside a subagent, which may not start its own.
+	Agents Delegator
 }
 
 // CommandApproval asks whether a command may run. Analysis.FolderCode says when it runs code

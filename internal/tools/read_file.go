@@ -46,7 +46,7 @@ const (
 
 type readFileParams struct {
 	Path      string `json:"path" jsonschema:"file to read, relative to the workspace root"`
-	StartLine int    `json:"startLine,omitempty" jsonschema:"first line to show (default 1); to read on, the line after the last one shown"`
+	StartLine int    `json:"startLine,omitempty"`
 }
 
 // ReadFileDisplay is read_file's result for the UI.

@@ -83,6 +83,20 @@ func (r *Registry) Without(off []string) *Registry {
 	return out
 }
 
+// Withhold returns a registry of the same tools minus name, whose calls are refused with why
+// (a subagent may not start subagents of its own).
+func (r *Registry) Withhold(name, why string) *Registry {
+	out := r.Without(nil)
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if _, ok := out.tools[name]; ok {
+		delete(out.tools, name)
+		out.order = slices.DeleteFunc(out.order, func(n string) bool { return n == name })
+	}
+	out.withheld[name] = why
+	return out
+}
+
 // Select returns a registry of the tools pick keeps (possibly wrapped), in the same order, still
 // refusing the withheld ones with the person's reason: a narrower mode must not turn "turned
 // off in settings" into "no such tool".

@@ -97,6 +97,10 @@ export const chat = {
   stop: (runId: string) => call<void>('ChatService', 'Stop', runId),
   /** The run going on in a session, or "". */
   activeRun: (sessionId: string) => call<string>('ChatService', 'ActiveRun', sessionId),
+  /** Stops one of the session's background tasks; it ends with a cancelled notice. */
+  cancelTask: (sessionId: string, taskId: string) => call<void>('ChatService', 'CancelTask', sessionId, taskId),
+  /** The session's background tasks still under way. */
+  runningTasks: (sessionId: string) => call<string[]>('ChatService', 'RunningTasks', sessionId),
   sessions: () => call<Session[]>('ChatService', 'Sessions'),
   renameSession: (id: string, title: string) => call<void>('ChatService', 'RenameSession', id, title),
   deleteSession: (id: string) => call<void>('ChatService', 'DeleteSession', id),

@@ -23,6 +23,11 @@ export const EventType = {
   RunFinished: "runFinished",
   ContextCompacted: "contextCompacted",
   FilesChangedOnDisk: "filesChangedOnDisk",
+  // The session's task list after a change, whole.
+  TaskList: "taskList",
+  // A background subagent began, and ended (exactly one notification per start).
+  TaskStarted: "taskStarted",
+  TaskNotification: "taskNotification",
   // The model's side of a run; payloads in internal/agent/waiting.go and promptcut.go.
   ModelWaiting: "modelWaiting",
   ContextUsage: "contextUsage",
@@ -81,6 +86,10 @@ export interface RunStartedPayload {
   attachments?: { path: string; startLine: number; endLine: number }[]
   /** The run carries out an approved plan. */
   plan?: boolean
+  /** Set when the run is a subagent's, shown inside the call that started it. */
+  subagent?: SubagentOf
+  /** Background tasks whose ends the run hands the model (text is then empty). */
+  notices?: Notice[]
 }
 
 /** agent.TextPayload: the whole cleaned text of the answer so far, not a piece. */
@@ -179,6 +188,8 @@ export interface RunFinishedPayload {
   filesChanged: FileChange[] | null
   /** The final answer was cut at the output limit or the context window. */
   truncated?: boolean
+  /** The calls the run made. */
+  toolUses?: number
   /** The forms of the tool calls read from the model's text in this run. */
   dialects?: string[]
   /** Native-path calls read from the text because Ollama's parser missed them. */
@@ -274,6 +285,51 @@ export interface WorkspaceChangedPayload {
   note?: string
 }
 
+/** tools.Task: one step of the session's task list. */
+export interface Task {
+  id: number
+  title: string
+  status: 'pending' | 'in_progress' | 'done'
+  notes?: string
+}
+
+/** agent.TaskListPayload */
+export interface TaskListPayload {
+  tasks: Task[]
+}
+
+/** agent.TaskStartedPayload: a background subagent began. */
+export interface TaskStartedPayload {
+  taskId: string
+  runId: string
+  parentRunId: string
+  task: string
+  mode: AgentMode
+}
+
+/** agent.Notice: how a background subagent ended, as its parent was told. */
+export interface Notice {
+  taskId: string
+  runId: string
+  sessionId: string
+  task: string
+  status: RunStatus
+  summary: string
+  result: string
+  toolUses: number
+  durationMs: number
+  filesChanged: FileChange[]
+}
+
+/** agent.SubagentOf: a subagent's run, shown inside the call that started it. */
+export interface SubagentOf {
+  parentRunId: string
+  actionId: string
+  sessionId: string
+  taskId?: string
+  task: string
+}
+
 /** app.LanguageServerPayload */
 export interface LanguageServerPayload {
   id: string
@@ -298,6 +354,9 @@ export interface EventPayloads {
   runFinished: RunFinishedPayload
   contextCompacted: ContextCompactedPayload
   filesChangedOnDisk: FilesChangedOnDiskPayload
+  taskList: TaskListPayload
+  taskStarted: TaskStartedPayload
+  taskNotification: Notice
   modelWaiting: ModelWaitingPayload
   contextUsage: ContextUsagePayload
   promptCut: PromptCutPayload

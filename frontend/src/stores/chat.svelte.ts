@@ -172,6 +172,9 @@ export class ChatStore {
       }
       const running = await chat.activeRun(sessionId)
       if (running) this.startedRun = running
+      // The conversation goes on with the model it used last, not whatever the picker held.
+      const last = t.turns.at(-1)
+      if (last?.model && this.sessionId === sessionId) this.model = last.model
     } catch (err) {
       this.error = `Could not load the conversation: ${messageOf(err)}`
     } finally {

@@ -326,6 +326,28 @@ describe('ChatStore', () => {
     await store.open('s1')
     expect(store.activeRun).toBe('r1')
   })
+
+  it('open goes on with the model the session used last', async () => {
+    seq = 0
+    vi.mocked(chat.replay).mockResolvedValue([
+      ev('runStarted', { text: 'x', model: 'qwen3:4b' }),
+      ev('runFinished', { status: 'done', message: '', filesChanged: [] }),
+    ])
+    vi.mocked(chat.activeRun).mockResolvedValue('')
+    const store = new ChatStore()
+    store.model = 'llama3.2:3b'
+    await store.open('s1')
+    expect(store.model).toBe('qwen3:4b')
+  })
+
+  it('keeps the task list the model last left, also after a replay', () => {
+    seq = 0
+    const t = new Transcript('s1')
+    t.apply(ev('runStarted', { text: 'x' }))
+    t.apply(ev('taskList', { tasks: [{ id: 1, title: 'a', status: 'pending' }] }))
+    t.apply(ev('taskList', { tasks: [{ id: 1, title: 'a', status: 'done' }, { id: 2, title: 'b', status: 'pending' }] }))
+    expect(t.tasks.map((x) => x.status)).toEqual(['done', 'pending'])
+  })
 })
 
 describe('Transcript approvals', () => {

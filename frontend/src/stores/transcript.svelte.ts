@@ -19,6 +19,7 @@ import {
   type PromptCutPayload,
   type Place,
   type Problem,
+  type Task,
 } from '../lib/events'
 import type { Attachment } from '../lib/types'
 
@@ -119,6 +120,7 @@ const runEvents = new Set<string>([
   EventType.RunFinished,
   EventType.ContextCompacted,
   EventType.FilesChangedOnDisk,
+  EventType.TaskList,
   EventType.ApprovalRequested,
   EventType.ApprovalResolved,
   EventType.ModelWaiting,
@@ -132,6 +134,8 @@ export function isRunEvent(e: GantryEvent): boolean {
 
 export class Transcript {
   turns = $state<Turn[]>([])
+  /** The session's task list as the model last left it (the checklist above the input). */
+  tasks = $state<Task[]>([])
   /** The highest seq applied; anything at or below it is a duplicate (replay overlapping live). */
   lastSeq = 0
 
@@ -236,6 +240,9 @@ export class Transcript {
         break
       case EventType.PromptCut:
         this.push(turn, { kind: 'cut', info: e.payload })
+        break
+      case EventType.TaskList:
+        this.tasks = e.payload.tasks ?? []
         break
       case EventType.RunFinished: {
         const p = e.payload

@@ -45,11 +45,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	turn := s.nextTurn(req)
+	// A held turn is a model reading its prompt: the hold counts as prefill.
 	prefillStart := time.Now()
-	if turn.HoldPrefill && !s.wait(r.Context(), GatePrefill) {
-		return
-	}
-	if !sleep(r.Context(), turn.FirstDelay) {
+	if !s.hold(r.Context(), turn.Hold) || !sleep(r.Context(), turn.FirstDelay) {
 		return
 	}
 	if turn.Status != 0 {
@@ -162,22 +160,31 @@ func (rep reply) whole(ctx context.Context, w http.ResponseWriter) {
 	}
 }
 
-// nextTurn is the answer to req: a rule's that matches it, else the next queued turn.
+// nextTurn is the answer to req: a rule's that matches its last message, else the first queued
+// turn it may have (see Turn.When).
 func (s *Server) nextTurn(req api.ChatRequest) Turn {
+	first := ""
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			first = m.Content
+			break
+		}
+	}
+	last := req.Messages[len(req.Messages)-1].Content
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	last := req.Messages[len(req.Messages)-1].Content
 	for _, r := range s.script.Rules {
 		if strings.Contains(last, r.Contains) && (r.Model == "" || model.ParseName(r.Model).EqualFold(model.ParseName(req.Model))) {
 			return r.Turn
 		}
 	}
-	if len(s.script.Turns) == 0 {
-		return defaultTurn
+	for i, t := range s.script.Turns {
+		if t.When == "" || strings.Contains(first, t.When) {
+			s.script.Turns = slices.Delete(s.script.Turns, i, i+1)
+			return t
+		}
 	}
-	t := s.script.Turns[0]
-	s.script.Turns = s.script.Turns[1:]
-	return t
+	return defaultTurn
 }
 
 func doneResponse(modelName, reason string) api.ChatResponse {

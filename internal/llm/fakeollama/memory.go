@@ -27,15 +27,6 @@ type Load struct {
 	NumCtx int    `json:"numCtx"`
 }
 
-// Gates hold a request at one of its waits until a test releases it (Server.Release, or
-// POST /_fake/release {"gate": …}), so that a test can watch each waiting state without a
-// clock: GateLoad holds every load while Script.HoldLoads is set, GatePrefill holds a turn
-// with HoldPrefill before its first token.
-const (
-	GateLoad    = "load"
-	GatePrefill = "prefill"
-)
-
 // resident is a model in memory, or being loaded (ready still open).
 type resident struct {
 	name    string
@@ -59,11 +50,14 @@ func (s *Server) schedule(ctx context.Context, m Model, numCtx int, keepAlive *a
 		s.loads = append(s.loads, Load{Model: key, NumCtx: numCtx})
 	}
 	r.expires = time.Now().Add(keepAliveOf(keepAlive))
-	hold := fresh && s.script.HoldLoads
+	hold := ""
+	if fresh {
+		hold = s.script.HoldLoads
+	}
 	s.mu.Unlock()
 
 	if fresh {
-		if hold && !s.wait(ctx, GateLoad) {
+		if !s.hold(ctx, hold) {
 			s.unload(key, r)
 			return 0, false
 		}
@@ -102,35 +96,6 @@ func numCtxOf(req api.ChatRequest) int {
 	return defaultNumCtx
 }
 
-// Release lets one request held at gate go on, or the next one to arrive there.
-func (s *Server) Release(gate string) {
-	select {
-	case s.gate(gate) <- struct{}{}:
-	default:
-	}
-}
-
-func (s *Server) gate(name string) chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g := s.gates[name]
-	if g == nil {
-		g = make(chan struct{}, 64)
-		s.gates[name] = g
-	}
-	return g
-}
-
-// wait holds at gate until it is released; false when the request went away first.
-func (s *Server) wait(ctx context.Context, gate string) bool {
-	select {
-	case <-s.gate(gate):
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
 // Loads returns every load so far, oldest first.
 func (s *Server) Loads() []Load {
 	s.mu.Lock()
@@ -152,21 +117,6 @@ func (s *Server) handlePs(w http.ResponseWriter, _ *http.Request) {
 	s.mu.Unlock()
 	slices.SortStableFunc(models, func(a, b api.ProcessModelResponse) int { return b.ExpiresAt.Compare(a.ExpiresAt) })
 	writeJSON(w, http.StatusOK, api.ProcessResponse{Models: models})
-}
-
-func (s *Server) handleRelease(w http.ResponseWriter, r *http.Request) {
-	var body struct {
-		Gate string `json:"gate"`
-	}
-	if !decodeControl(w, r, &body) {
-		return
-	}
-	if body.Gate != GateLoad && body.Gate != GatePrefill {
-		writeError(w, http.StatusBadRequest, "fakeollama: no gate "+body.Gate)
-		return
-	}
-	s.Release(body.Gate)
-	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) handleLoads(w http.ResponseWriter, _ *http.Request) {

@@ -44,12 +44,12 @@ func TestMemoryLoadsOncePerNumCtx(t *testing.T) {
 	require.Empty(t, ps.Models)
 }
 
-// A held load and a held prefill wait for the test; the load shows in /api/ps while it is
-// under way, and the final message reports how long each took.
+// A held load and a held turn (the model reading its prompt) wait for the test; the load shows
+// in /api/ps while it is under way, and the final message reports how long each took.
 func TestMemoryGates(t *testing.T) {
 	t.Parallel()
-	srv := NewTest(t, Script{Models: []Model{qwen}, HoldLoads: true, Turns: []Turn{
-		{HoldPrefill: true, Chunks: []Chunk{{Content: "Hello."}}},
+	srv := NewTest(t, Script{Models: []Model{qwen}, HoldLoads: "load", Turns: []Turn{
+		{Hold: "prefill", Chunks: []Chunk{{Content: "Hello."}}},
 	}})
 	c := newClient(t, srv)
 	type result struct {
@@ -62,16 +62,14 @@ func TestMemoryGates(t *testing.T) {
 		done <- result{r, err}
 	}()
 
-	for {
-		ps, err := c.ListRunning(t.Context())
-		require.NoError(t, err)
-		if len(ps.Models) == 1 {
-			require.Equal(t, defaultNumCtx, ps.Models[0].ContextLength)
-			break
-		}
-	}
-	srv.Release(GateLoad)
-	srv.Release(GatePrefill)
+	require.NoError(t, srv.WaitHeld(t.Context(), "load", 1))
+	ps, err := c.ListRunning(t.Context())
+	require.NoError(t, err)
+	require.Len(t, ps.Models, 1, "a model being loaded is listed")
+	require.Equal(t, defaultNumCtx, ps.Models[0].ContextLength)
+	srv.Release("load")
+	require.NoError(t, srv.WaitHeld(t.Context(), "prefill", 1))
+	srv.Release("prefill")
 	r := <-done
 	require.NoError(t, r.err)
 	last := r.resps[len(r.resps)-1]

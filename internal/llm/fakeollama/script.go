@@ -44,6 +44,15 @@ type Chunk struct {
 // Turn is one scripted answer to one /api/chat request. In JSON the durations are integer
 // milliseconds: firstDelayMs, chunkDelayMs.
 type Turn struct {
+	// When routes the turn to one conversation: it answers only a chat whose first user message
+	// contains When (a subagent's brief, the parent's task). Turns without it answer any chat.
+	// Each chat takes the first queued turn it may, so conversations that interleave (a run
+	// and its background subagents) each get their own answers in order.
+	When string `json:"when,omitempty"`
+	// Hold keeps the answer back until the test releases this name (Server.Release, or POST
+	// /_fake/release {"name": …}).
+	Hold string `json:"hold,omitempty"`
+
 	Chunks     []Chunk       `json:"chunks,omitempty"`
 	FirstDelay time.Duration `json:"-"` // before the first chunk (or before the Status answer)
 	ChunkDelay time.Duration `json:"-"` // between chunks
@@ -64,9 +73,6 @@ type Turn struct {
 	// BytesPerToken, with the prompt cut to num_ctx the way Ollama cuts it.
 	PromptEvalCount int `json:"promptEvalCount,omitempty"`
 	EvalCount       int `json:"evalCount,omitempty"`
-	// HoldPrefill holds the answer before its first token until GatePrefill is released: the
-	// model is reading the prompt.
-	HoldPrefill bool `json:"holdPrefill,omitempty"`
 }
 
 // Rule answers every request whose last message contains Contains (and names Model, when set)
@@ -87,9 +93,9 @@ type Script struct {
 	Turns     []Turn        `json:"turns,omitempty"`   // consumed in order; when empty /api/chat streams "OK"
 	Rules     []Rule        `json:"rules,omitempty"`   // matched before the turns, never consumed
 	PullDelay time.Duration `json:"-"`                 // between pull progress lines, so a progress bar can be watched
-	// HoldLoads holds every model load until GateLoad is released, so a test can watch the
-	// wait for a model to load.
-	HoldLoads bool `json:"holdLoads,omitempty"`
+	// HoldLoads holds every model load until the test releases this name (Server.Release),
+	// so that it can watch the wait for a model to load; "" loads at once.
+	HoldLoads string `json:"holdLoads,omitempty"`
 }
 
 type turnJSON struct {

@@ -8,7 +8,7 @@
 //	POST /_fake/turns     body: []Turn      queue more turns
 //	GET  /_fake/requests  → []api.ChatRequest, every /api/chat request for an answer, oldest first
 //	POST /_fake/reset                       back to the script given to New, requests forgotten
-//	POST /_fake/release   body: {"gate": g} let a held load or prefill go on (see GateLoad)
+//	POST /_fake/release   body: {"name": …} let the turns and loads held on that name go on (Turn.Hold, Script.HoldLoads)
 //	GET  /_fake/loads     → []Load, every model load so far (model and num_ctx), oldest first
 //
 // "Ollama went away and came back": SetDown(true) closes the listener and every open connection
@@ -34,21 +34,23 @@ import (
 type Server struct {
 	routes map[string]map[string]http.HandlerFunc
 
-	mu       sync.Mutex
-	initial  Script
-	script   Script // live state: pulls and deletes change Models, chats consume Turns
-	requests []api.ChatRequest
-	resident map[string]*resident // models in memory by short name (memory.go)
-	loads    []Load
-	gates    map[string]chan struct{}
-	addr     string // kept across SetDown so the server comes back on the same port
-	httpSrv  *http.Server
-	ln       net.Listener
+	mu          sync.Mutex
+	initial     Script
+	script      Script // live state: pulls and deletes change Models, chats consume Turns
+	requests    []api.ChatRequest
+	resident    map[string]*resident     // models in memory by short name (memory.go)
+	loads       []Load                   // every load so far (memory.go)
+	gates       map[string]chan struct{} // Turn.Hold names, closed once released (hold.go)
+	held        map[string]int           // chats waiting on each
+	heldChanged chan struct{}            // closed when a count in held changes
+	addr        string                   // kept across SetDown so the server comes back on the same port
+	httpSrv     *http.Server
+	ln          net.Listener
 }
 
 // New returns a Server that is not listening yet; see Start, or NewTest for tests.
 func New(s Script) *Server {
-	srv := &Server{initial: s.clone(), script: s.clone(), resident: map[string]*resident{}, gates: map[string]chan struct{}{}}
+	srv := &Server{initial: s.clone(), script: s.clone(), resident: map[string]*resident{}}
 	srv.routes = map[string]map[string]http.HandlerFunc{
 		"/":               {http.MethodGet: srv.handleRoot, http.MethodHead: srv.handleRoot},
 		"/api/version":    {http.MethodGet: srv.handleVersion, http.MethodHead: srv.handleVersion},
@@ -170,7 +172,11 @@ func (s *Server) Reset() {
 	s.requests = nil
 	s.resident = map[string]*resident{}
 	s.loads = nil
-	s.gates = map[string]chan struct{}{}
+	// Chats held for the last test answer now, and the next test's holds start closed.
+	for name := range s.gates {
+		s.releaseLocked(name)
+	}
+	s.gates, s.held = nil, map[string]int{}
 }
 
 // Requests returns every /api/chat request for an answer received so far (those with messages:

@@ -1,0 +1,238 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"gantry/internal/events"
+	"gantry/internal/llm"
+	"gantry/internal/llm/fakeollama"
+	"gantry/internal/store"
+	"gantry/internal/tools"
+)
+
+// subFixture is a session as the app has it: its tools with subagents enabled, a real database
+// and a scripted Ollama speaking the real protocol.
+type subFixture struct {
+	t         *testing.T
+	fake      *fakeollama.Server
+	db        *store.DB
+	emitter   *events.Emitter
+	st        *SessionTools
+	agents    *Subagents
+	llm       *llm.Client
+	root      string
+	sessionID string
+	sink      EventSink // what the runs emit to; the emitter unless a test watches
+}
+
+func newSubFixture(t *testing.T, turns []fakeollama.Turn, idle func() bool) *subFixture {
+	t.Helper()
+	ctx := context.Background()
+	root := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte(runMainGo), 0o644))
+	db, err := store.Open(ctx, t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	sess, err := db.CreateSession(ctx, store.Session{WorkspacePath: root, Mode: "agent", Model: "coder"})
+	require.NoError(t, err)
+	emitter := events.NewEmitter(db)
+	t.Cleanup(func() { _ = emitter.Close(context.Background()) })
+	st, err := NewSessionTools(db, sess.ID, root, allowAll, SessionOptions{})
+	require.NoError(t, err)
+	agents := st.EnableSubagents(Delegation{
+		Approver: func(_ events.Scope, background bool, _ string) tools.Approver {
+			if background {
+				// Nobody can be asked: the project's policy decides, and it allows no edits.
+				return tools.PolicyApprover{}
+			}
+			return allowAll
+		},
+		Idle: idle,
+	})
+	t.Cleanup(func() { agents.Close(finishTimeout) })
+	fake := fakeollama.NewTest(t, fakeollama.Script{Models: []fakeollama.Model{runNativeModel}, Turns: turns})
+	base, err := url.Parse(fake.URL())
+	require.NoError(t, err)
+	return &subFixture{t: t, fake: fake, db: db, emitter: emitter, st: st, agents: agents,
+		llm: llm.NewClient(base, http.DefaultClient), root: root, sessionID: sess.ID, sink: emitter}
+}
+
+func (f *subFixture) run(ctx context.Context, mode Mode, runID, text string) RunResult {
+	f.t.Helper()
+	res, err := f.st.Runner(f.llm, f.sink).Run(ctx, RunRequest{
+		SessionID: f.sessionID, RunID: runID, Workspace: f.root, Mode: mode, Model: "coder", Text: text,
+	})
+	require.NoError(f.t, err)
+	return res
+}
+
+func (f *subFixture) log() []events.Event {
+	f.t.Helper()
+	require.NoError(f.t, f.emitter.Flush(context.Background()))
+	evs, err := f.emitter.Replay(context.Background(), f.sessionID, 0, 100000)
+	require.NoError(f.t, err)
+	return evs
+}
+
+// lastToolResult is the tool message the model was sent last in request i.
+func (f *subFixture) toolResult(i int) string {
+	msgs := f.fake.Requests()[i].Messages
+	for j := len(msgs) - 1; j >= 0; j-- {
+		if msgs[j].Role == "tool" {
+			return msgs[j].Content
+		}
+	}
+	return ""
+}
+
+func payload[T any](t *testing.T, ev events.Event) T {
+	t.Helper()
+	var p T
+	require.NoError(t, json.Unmarshal(ev.Payload, &p))
+	return p
+}
+
+func spawnCall(task, mode string, background bool) fakeollama.Chunk {
+	args := map[string]any{"task": task}
+	if mode != "" {
+		args["mode"] = mode
+	}
+	if background {
+		args["run_in_background"] = true
+	}
+	return call("spawn_agent", args)
+}
+
+// A foreground subagent runs with a fresh context in a session of its own; its events go into
+// the parent's log inside the call that started it, and its answer is the call's result.
+func TestAForegroundSubagentAnswersItsCaller(t *testing.T) {
+	t.Parallel()
+	f := newSubFixture(t, []fakeollama.Turn{
+		{Chunks: []fakeollama.Chunk{spawnCall("Find where greet is defined and what it returns.", "", false)}},
+		{Chunks: []fakeollama.Chunk{call("read_file", map[string]any{"path": "main.go"})}},
+		textTurn("greet is in main.go and returns \"helo\". [TASK_COMPLETE]"),
+		textTurn("greet returns \"helo\". [TASK_COMPLETE]"),
+	}, nil)
+
+	res := f.run(context.Background(), ModeAgent, "run-1", "what does greet return?")
+	require.Equal(t, StatusDone, res.Status, res.Message)
+
+	reqs := f.fake.Requests()
+	require.Len(t, reqs, 4)
+	require.Len(t, reqs[1].Messages, 2, "the subagent starts fresh: its system prompt and its brief")
+	require.Equal(t, "Find where greet is defined and what it returns.", reqs[1].Messages[1].Content)
+	for _, tool := range reqs[1].Tools {
+		require.NotEqual(t, "spawn_agent", tool.Function.Name, "a subagent is not offered spawn_agent")
+		require.NotEqual(t, "write_file", tool.Function.Name, "an explore subagent only reads")
+	}
+	require.Contains(t, f.toolResult(3), "The subagent finished (1 tool use).\n\ngreet is in main.go and returns \"helo\".")
+
+	// Its events are in the parent's log, its run linked to the spawn_agent line.
+	var child RunStartedPayload
+	var childRun string
+	for _, ev := range f.log() {
+		if ev.Type == events.RunStarted && ev.RunID != "run-1" {
+			child, childRun = payload[RunStartedPayload](t, ev), ev.RunID
+		}
+	}
+	require.NotNil(t, child.Subagent)
+	require.Equal(t, "run-1", child.Subagent.RunID)
+	require.Equal(t, "g1.0", child.Subagent.ActionID)
+	require.Equal(t, ModeExplore, child.Mode)
+	var childFinished bool
+	for _, ev := range f.log() {
+		if ev.RunID == childRun && ev.Type == events.RunFinished {
+			childFinished = payload[RunFinishedPayload](t, ev).Status == StatusDone
+		}
+	}
+	require.True(t, childFinished)
+
+	// Its history is its own session's, under the parent's; the parent's has only the result.
+	sub, err := f.db.GetSession(context.Background(), child.Subagent.OwnSession)
+	require.NoError(t, err)
+	require.Equal(t, f.sessionID, sub.ParentID)
+	msgs, err := f.db.Messages(context.Background(), sub.ID)
+	require.NoError(t, err)
+	require.Len(t, msgs, 4, "brief, read call, read result, answer")
+	parentMsgs, err := f.db.Messages(context.Background(), f.sessionID)
+	require.NoError(t, err)
+	for _, m := range parentMsgs {
+		require.NotContains(t, m.Content, "package main", "the file the subagent read stays out of the parent's context")
+	}
+}
+
+// A subagent cannot start one of its own, and a read-only run cannot start one that writes.
+func TestSubagentsAreRefusedPastOneLevelAndWritingInReadOnlyRuns(t *testing.T) {
+	t.Parallel()
+	f := newSubFixture(t, []fakeollama.Turn{
+		{Chunks: []fakeollama.Chunk{spawnCall("Look around.", "", false)}},
+		{Chunks: []fakeollama.Chunk{spawnCall("Look deeper.", "", false)}},
+		textTurn("Nothing to see. [TASK_COMPLETE]"),
+		{Chunks: []fakeollama.Chunk{spawnCall("Fix the typo.", "agent", false)}},
+		textTurn("Done. [TASK_COMPLETE]"),
+	}, nil)
+
+	res := f.run(context.Background(), ModeExplore, "run-1", "explore")
+	require.Equal(t, StatusDone, res.Status, res.Message)
+	require.Contains(t, f.toolResult(2), "A subagent cannot start subagents of its own")
+	require.Contains(t, f.toolResult(4), "In this mode a subagent may only explore")
+	require.Contains(t, string(mustRead(t, filepath.Join(f.root, "main.go"))), `"helo"`)
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return b
+}
+
+// stopOn is an EventSink that cancels a run once an event shows what the test waits for.
+type stopOn struct {
+	EventSink
+	when   func(events.Scope, events.Type, any) bool
+	cancel context.CancelFunc
+	once   sync.Once
+}
+
+func (s *stopOn) Emit(ctx context.Context, scope events.Scope, typ events.Type, p any) (events.Event, error) {
+	ev, err := s.EventSink.Emit(ctx, scope, typ, p)
+	if s.when(scope, typ, p) {
+		s.once.Do(s.cancel)
+	}
+	return ev, err
+}
+
+// Stop on the parent stops the subagent it waits for; both end cancelled.
+func TestStopEndsTheForegroundSubagent(t *testing.T) {
+	t.Parallel()
+	f := newSubFixture(t, []fakeollama.Turn{
+		{Chunks: []fakeollama.Chunk{spawnCall("Run the slow check.", "agent", false)}},
+		{Chunks: []fakeollama.Chunk{call("run_terminal_command", map[string]any{"command": "sleep 600"})}},
+	}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	f.sink = &stopOn{EventSink: f.emitter, cancel: cancel, when: func(scope events.Scope, typ events.Type, p any) bool {
+		a, ok := p.(ToolActionPayload)
+		return ok && scope.RunID != "run-1" && a.Tool == "run_terminal_command" && a.Status == ActionRunning
+	}}
+
+	res := f.run(ctx, ModeAgent, "run-1", "check it")
+	require.Equal(t, StatusCancelled, res.Status)
+	var statuses []Status
+	for _, ev := range f.log() {
+		if ev.Type == events.RunFinished {
+			statuses = append(statuses, payload[RunFinishedPayload](t, ev).Status)
+		}
+	}
+	require.Equal(t, []Status{StatusCancelled, StatusCancelled}, statuses, "the subagent's run, then the parent's")
+	require.Equal(t, 0, f.agents.Running())
+	require.Equal(t, events.RunFinished, f.log()[len(f.log())-1].Type)
+}
