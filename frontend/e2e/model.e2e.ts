@@ -154,7 +154,7 @@ test('a prompt Ollama cut is named, compacted and asked again', async () => {
   await see(page.getByTestId('run-status')).toHaveAttribute('data-status', 'done')
   const cut = page.getByTestId('prompt-cut')
   await see(cut).toContainText("did not fit the model's context window of 32,768 tokens")
-  await see(cut).toContainText('compacted and the question asked again')
+  await see(cut).toContainText('asked again with the older messages summarised')
   await see(page.getByTestId('turn').getByText('Both files read.')).toBeVisible()
   await cut.scrollIntoViewIfNeeded()
   await shots('model-prompt-cut')

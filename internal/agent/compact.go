@@ -122,11 +122,12 @@ func (h *history) lastUserMessage() int {
 }
 
 // promptTokens estimates the next request: Ollama's count for the last one plus the messages
-// added since, but never below the character estimate, because some Ollama versions leave
-// tokens served from the prompt cache out of prompt_eval_count (ollama/ollama#8008).
+// added since, but never below the character estimate (scaled by the tokenizer's density the
+// session learnt), because some Ollama versions leave tokens served from the prompt cache out
+// of prompt_eval_count (ollama/ollama#8008).
 func (a *agentRun) promptTokens() int {
 	w := a.window
-	n := a.estimatedTokens()
+	n := a.densityTokens()
 	if w.last > 0 && w.sent <= len(a.hist.msgs) {
 		n = max(n, w.last+messageTokens(a.hist.msgs[w.sent:])+EstimateTokens(a.system)-EstimateTokens(w.sentSys))
 	}
@@ -135,6 +136,11 @@ func (a *agentRun) promptTokens() int {
 
 func (a *agentRun) estimatedTokens() int {
 	return a.fixedTokens() + messageTokens(a.hist.msgs)
+}
+
+// densityTokens is the estimate scaled by what the session learnt of the model's tokenizer.
+func (a *agentRun) densityTokens() int {
+	return int(float64(a.estimatedTokens()) * a.deps.Density.Of(a.req.Model))
 }
 
 // fixedTokens estimates what every request costs before the history: the system prompt as it

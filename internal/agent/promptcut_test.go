@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,7 +28,8 @@ func TestPromptCut(t *testing.T) {
 		{"fell below the previous prompt", 4000, 8192, 6000, 5000, true},
 		{"a little below the previous (a template dropping old thinking)", 4800, 8192, 6000, 5000, false},
 		{"far below a large expected prompt", 2000, 8192, 6000, 0, true},
-		{"far below a small expected prompt: the estimate is off, nothing was cut", 300, 8192, 1000, 0, false},
+		{"far below a tiny expected prompt: the estimate is off, nothing was cut", 150, 8192, 400, 0, false},
+		{"the system prompt dropped (Ollama 0.6): 16 of about 2,000", 16, 4096, 2025, 0, true},
 		{"a denser tokenizer than the estimate", 7000, 8192, 5000, 4000, false},
 	}
 	for _, tt := range tests {
@@ -72,7 +74,8 @@ func TestRunPromptCutCompactsAndRetries(t *testing.T) {
 
 			cuts := f.cuts()
 			require.Len(t, cuts, 1)
-			require.Equal(t, PromptCutPayload{Iteration: 3, PromptTokens: count, Expected: cuts[0].Expected, Window: 16384, Retrying: true}, cuts[0])
+			require.Equal(t, PromptCutPayload{Iteration: 3, PromptTokens: count, Expected: cuts[0].Expected, Window: 16384, Retrying: true, Compacted: true}, cuts[0],
+				"the prompt is already as lean as half the window would make it: only the history is compacted")
 			var kinds []events.Type
 			for _, ev := range f.log() {
 				if ev.Type == events.PromptCut || ev.Type == events.ContextCompacted || ev.Type == events.RunFinished {
@@ -110,25 +113,65 @@ func TestRunPromptCutTwiceStops(t *testing.T) {
 	require.NoFileExists(t, filepath.Join(f.root, "x.go"), "a call from a cut prompt never runs")
 }
 
-// A tokenizer denser than the estimate makes even the first prompt too long; with nothing
-// older to compact, the run stops at once rather than go on without its instructions.
+// A tokenizer four times as dense as the estimate makes even the first prompt too long: with
+// nothing older to compact, the question is asked again with a leaner system prompt, which
+// fits a 4k window; in a 2k window the prompt is as lean as it gets already, and the run stops
+// rather than go on without its instructions.
 func TestRunPromptCutByADenseTokenizer(t *testing.T) {
 	t.Parallel()
-	f := newRunFixtureWith(t, []fakeollama.Model{{Name: "coder:latest", ContextLength: 2048, BytesPerToken: 1, Capabilities: []string{"completion", "tools"}}},
-		[]fakeollama.Turn{textTurn("I have no idea what I am doing.")}, nil)
-	res := f.run(context.Background(), "coder", "Fix the bug")
-	require.Equal(t, StatusFailed, res.Status)
-	require.Contains(t, res.Message, "Ollama read only 2,048 tokens")
-	cuts := f.cuts()
-	require.Len(t, cuts, 1)
-	require.False(t, cuts[0].Retrying)
-	require.Equal(t, 2048, cuts[0].PromptTokens)
-	require.Len(t, f.fake.Requests(), 1)
+	for _, tt := range []struct {
+		window  int
+		status  Status
+		retried bool
+	}{
+		{4096, StatusDone, true},
+		{2048, StatusFailed, false},
+	} {
+		t.Run(fmt.Sprint(tt.window), func(t *testing.T) {
+			t.Parallel()
+			f := newRunFixtureWith(t, []fakeollama.Model{{Name: "coder:latest", ContextLength: tt.window, BytesPerToken: 1, Capabilities: []string{"completion", "tools"}}},
+				[]fakeollama.Turn{textTurn("I have no idea what I am doing."), textTurn("The bug is in greet.")}, nil)
+			res := f.run(context.Background(), "coder", "Where is the bug?")
+			require.Equal(t, tt.status, res.Status, res.Message)
+			cuts := f.cuts()
+			require.Len(t, cuts, 1)
+			require.Equal(t, tt.retried, cuts[0].Retrying)
+			require.Equal(t, tt.retried, cuts[0].Leaner, "nothing older to compact: only the prompt can shrink")
+			require.False(t, cuts[0].Compacted)
+			reqs := f.fake.Requests()
+			if !tt.retried {
+				require.Len(t, reqs, 1)
+				require.Contains(t, res.Message, "Ollama read only 2,048 tokens")
+				return
+			}
+			require.Len(t, reqs, 2)
+			require.Equal(t, "The bug is in greet.", res.Message)
+			require.Less(t, len(reqs[1].Messages[0].Content), len(reqs[0].Messages[0].Content), "the retry's system prompt is leaner")
+			require.Less(t, len(reqs[1].Tools.String()), len(reqs[0].Tools.String()), "and so are its tools")
+		})
+	}
 }
 
-func TestThousands(t *testing.T) {
+// What Ollama counted carries into the session's next run: after a dense tokenizer had the
+// first run's prompt cut, the next run plans a prompt that fits from the start.
+func TestRunLearnsTheTokenizer(t *testing.T) {
 	t.Parallel()
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 16384: "16,384", 1234567: "1,234,567", -4096: "-4,096"} {
-		require.Equal(t, want, thousands(n))
-	}
+	f := newRunFixtureWith(t, []fakeollama.Model{{Name: "coder:latest", ContextLength: 4096, BytesPerToken: 1, Capabilities: []string{"completion", "tools"}}},
+		[]fakeollama.Turn{textTurn("No idea."), textTurn("The bug is in greet."),
+			textTurn("Summary: the bug is in greet."), // the window is nearly full, by the real counts
+			textTurn("Still greet.")}, nil)
+	f.runner.deps.Density = &TokenDensity{}
+	res := f.run(context.Background(), "coder", "Where is the bug?")
+	require.Equal(t, StatusDone, res.Status, res.Message)
+	require.Len(t, f.cuts(), 1)
+	require.Greater(t, f.runner.deps.Density.Of("coder"), 2.0, "four bytes a token expected, one counted")
+
+	res, err := f.runner.Run(context.Background(), runRequest(f, "run-2", "And now?"))
+	require.NoError(t, err)
+	require.Equal(t, "Still greet.", res.Message)
+	require.Len(t, f.cuts(), 1, "the second run's prompt was not cut")
+	reqs := f.fake.Requests()
+	require.Contains(t, reqs[2].Messages[1].Content, "CONVERSATION", "compacted first: the density counts")
+	require.Equal(t, len(reqs[1].Tools.String()), len(reqs[3].Tools.String()), "it starts with the leaner prompt's tools")
+	require.NotContains(t, reqs[3].Messages[0].Content, "LARGER TASKS", "and its leaner system prompt")
 }

@@ -43,6 +43,8 @@ type Deps struct {
 	// Throttle is the least time between two looks at a streaming answer (StreamOptions);
 	// zero means 32 ms.
 	Throttle time.Duration
+	// Density is what the session's runs learnt of the models' tokenizers; nil learns nothing.
+	Density *TokenDensity
 }
 
 // Runner runs the agent's loop (SPEC §3).
@@ -145,6 +147,10 @@ type agentRun struct {
 	// numCtx is the one num_ctx of the run's every request: another would make Ollama load
 	// the model again.
 	numCtx int
+	// promptIn and modeTools are what the prompt is planned from; plan is the level in use.
+	promptIn  PromptInput
+	modeTools *tools.Registry
+	plan      PromptPlan
 	// answers counts the model's answers so far; each answer's events carry its number.
 	answers  int
 	changed  map[string]bool // files the run changed and has not undone (write validation)
@@ -220,12 +226,20 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
 	}
 	a.numCtx = a.info.NumCtx(a.req.NumCtxCap)
-	plan := PlanPrompt(in, registry, a.numCtx)
-	a.tools = &toolRunner{registry: plan.Tools, root: a.req.Workspace, emit: a.emit}
-	a.wire, a.wireTokens = plan.Wire, wireTokens(plan.Wire)
-	a.system = plan.System()
-	a.window = newContextWindow(plan.Input)
+	a.promptIn, a.modeTools = in, registry
+	a.tools = &toolRunner{root: a.req.Workspace, emit: a.emit}
+	a.window = newContextWindow(in)
+	a.usePlan(PlanPrompt(in, registry, int(float64(a.numCtx)/a.deps.Density.Of(a.req.Model))))
 	return RunResult{}, nil
+}
+
+// usePlan makes p the run's prompt level: its tools, tools[] and system prompt.
+func (a *agentRun) usePlan(p PromptPlan) {
+	a.plan = p
+	a.tools.registry = p.Tools
+	a.wire, a.wireTokens = p.Wire, wireTokens(p.Wire)
+	a.system = p.System()
+	a.window.prompt = p.Input
 }
 
 func (a *agentRun) maxIterations() int {
@@ -326,7 +340,8 @@ func (a *agentRun) addNotices(ctx context.Context, notices []Notice) error {
 func (a *agentRun) askWindowed(ctx context.Context) (answer, error) {
 	for retried := false; ; retried = true {
 		msgs, expected := a.windowedRequest(ctx)
-		previous := a.window.last // 0 after a compaction: the history did not just grow
+		estimated := a.estimatedTokens() // on the estimate alone, for the density
+		previous := a.window.last        // 0 after a compaction: the history did not just grow
 		a.answers++
 		ans, err := a.ask(ctx, a.answers, msgs, a.wire, expected)
 		if err != nil {
@@ -335,6 +350,7 @@ func (a *agentRun) askWindowed(ctx context.Context) (answer, error) {
 		count := ans.metrics.PromptEvalCount
 		a.window.last = count
 		if !promptCut(count, a.numCtx, expected, previous) {
+			a.deps.Density.Note(a.req.Model, count, estimated)
 			return ans, nil
 		}
 		cut := PromptCutPayload{Iteration: a.answers, PromptTokens: count, Expected: expected, Window: a.numCtx}

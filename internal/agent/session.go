@@ -28,6 +28,7 @@ type SessionTools struct {
 	terminal *terminal.Session
 	opts     SessionOptions
 	agents   *Subagents // nil until EnableSubagents
+	density  TokenDensity
 }
 
 // SessionOptions are the settings that shape a session's tools. The zero value is the built-in
@@ -94,7 +95,7 @@ func (s *SessionTools) Runner(model ChatModel, sink EventSink) *Runner {
 	if len(s.opts.DisabledTools) > 0 {
 		reg = reg.Without(s.opts.DisabledTools)
 	}
-	return NewRunner(Deps{LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints, Subagents: s.agents})
+	return NewRunner(Deps{LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints, Subagents: s.agents, Density: &s.density})
 }
 
 // SessionTitle names a new session after the first line of its first message.

@@ -240,8 +240,12 @@ export interface PromptCutPayload {
   /** …of a prompt expected to be about this long. */
   expected: number
   window: number
-  /** The answer was set aside and the question asked again after compacting; else the run stops. */
+  /** The answer was set aside and the question asked again with less; else the run stops. */
   retrying: boolean
+  /** The retry sends a leaner system prompt… */
+  leaner?: boolean
+  /** …and the older turns compacted. */
+  compacted?: boolean
 }
 
 /** approval.Card: the approvalRequested payload. */

@@ -28,10 +28,11 @@ describe('counts', () => {
 })
 
 describe('promptCutText', () => {
-  const cut = { iteration: 3, promptTokens: 8192, expected: 7000, window: 8192, retrying: true }
+  const cut = { iteration: 3, promptTokens: 8192, expected: 7000, window: 8192, retrying: true, compacted: true }
   it('says what happened and what the run does about it', () => {
     expect(promptCutText(cut)).toContain('Ollama read only 8,192 tokens of it')
-    expect(promptCutText(cut)).toContain('compacted and the question asked again')
+    expect(promptCutText(cut)).toContain('asked again with the older messages summarised.')
+    expect(promptCutText({ ...cut, leaner: true })).toContain('asked again with a shorter system prompt and the older messages summarised.')
     expect(promptCutText({ ...cut, retrying: false })).toContain('so the run stopped')
   })
 })

@@ -43,9 +43,9 @@ export function usageTitle(u: ContextUsagePayload): string {
 /** The chat's note when Ollama cut the prompt to fit the window. */
 export function promptCutText(p: PromptCutPayload): string {
   const what = `The conversation did not fit the model's context window of ${tokens(p.window)} tokens: Ollama read only ${tokens(p.promptTokens)} tokens of it, so the model lost the start (its instructions and tools).`
-  return p.retrying
-    ? `${what} The answer above was set aside; the conversation was compacted and the question asked again.`
-    : `${what} Compacting could not make room for it, so the run stopped.`
+  if (!p.retrying) return `${what} Sending less could not make it fit, so the run stopped.`
+  const less = [p.leaner ? 'a shorter system prompt' : '', p.compacted ? 'the older messages summarised' : ''].filter(Boolean).join(' and ')
+  return `${what} The answer above was set aside, and the question asked again with ${less || 'less'}.`
 }
 
 export type CheckTone = 'ok' | 'warn' | 'neutral' | 'busy'
