@@ -100,7 +100,7 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if req.Subagent != nil {
 		scope.SessionID = req.Subagent.SessionID
 	}
-	a := &agentRun{deps: r.deps, req: req, calls: map[string]int{}, emit: &runEmitter{sink: r.deps.Events, scope: scope}}
+	a := &agentRun{deps: r.deps, shared: r.deps, req: req, calls: map[string]int{}, emit: &runEmitter{sink: r.deps.Events, scope: scope}}
 	defer r.deps.Subagents.runEnded()
 	out, err := a.start(ctx)
 	if err == nil && out.Status == "" {
@@ -112,8 +112,11 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 // agentRun is the state of one run.
 type agentRun struct {
 	deps Deps
-	req  RunRequest
-	emit *runEmitter
+	// shared are the Runner's deps as they came, before the run wrapped any for itself (the
+	// model's prompt meter): what a subagent it starts works with.
+	shared Deps
+	req    RunRequest
+	emit   *runEmitter
 
 	path   ToolPath
 	info   llm.ModelInfo

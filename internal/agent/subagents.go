@@ -98,7 +98,7 @@ type parentKey struct{}
 type actionKey struct{}
 
 func withParent(ctx context.Context, a *agentRun) context.Context {
-	return context.WithValue(ctx, parentKey{}, parentRun{deps: a.deps, req: a.req})
+	return context.WithValue(ctx, parentKey{}, parentRun{deps: a.shared, req: a.req})
 }
 
 // withAction marks a call's context with its line's id, so a subagent it starts is shown there.
