@@ -172,6 +172,12 @@ export async function queueTurns(fake: FakeOllama, turns: unknown[]) {
   if (!res.ok) throw new Error(`fake Ollama refused the turns: HTTP ${res.status} ${await res.text()}`)
 }
 
+/** Lets the fake's turns held on name answer (Turn.hold). */
+export async function releaseTurns(fake: FakeOllama, name: string) {
+  const res = await fetch(`${fake.url}/_fake/release`, { method: 'POST', body: JSON.stringify({ name }) })
+  if (!res.ok) throw new Error(`fake Ollama refused the release: HTTP ${res.status} ${await res.text()}`)
+}
+
 /** Opens a project the way a drop on the window does, and waits for the workspace view. */
 export async function openProject(page: Page, path: string) {
   await dropPaths(page, [path])

@@ -214,6 +214,8 @@ export interface ApprovalCard {
   existed?: boolean
   sensitive?: boolean
   rule?: string
+  /** The subagent that asks (its brief, shortened); absent for the run itself. */
+  subagent?: string
 }
 
 /** approval.ResolvedPayload */
