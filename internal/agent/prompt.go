@@ -63,6 +63,9 @@ type PromptInput struct {
 	// Rules are the person's own standing instructions from the app settings. Instructions the
 	// project carries (AGENTS.md and the like) come with Project instead.
 	Rules string
+	// Subagent: the run is a subagent's, whose brief comes from another agent and whose final
+	// answer goes back to it.
+	Subagent bool
 	OS    string
 	Date  string // e.g. "2025-01-15"
 }
@@ -79,7 +82,7 @@ func BuildSystemPrompt(in PromptInput) string {
 	if !in.NativeTools {
 		sections = append(sections, toolCallingSection(promptToolCalling, in.Example), toolsSection(in))
 	}
-	sections = append(sections, promptModeText(in.Mode), in.Project.Section(), promptUserContext)
+	sections = append(sections, promptModeText(in.Mode), subagentSection(in), in.Project.Section(), promptUserContext)
 	sections = append(sections, rulesSection(in))
 	sections = append(sections, navigationSection(in), practiceSection(in), memorySection(in))
 	return joinSections(sections)
@@ -187,6 +190,15 @@ To use a tool, write exactly:
 - The JSON must be valid; "arguments" holds the tool's parameters as listed under TOOLS.
 - You may write several calls in one answer.
 - After your calls, stop and wait: the results arrive in the next message. Never invent results.`
+
+// subagentSection tells a subagent whom it works for: its answer is all the other agent sees.
+func subagentSection(in PromptInput) string {
+	if !in.Subagent {
+		return ""
+	}
+	return "SUBAGENT:\nAnother agent gave you this task as a brief. It sees none of your work, only your final answer. " +
+		"Do what the brief asks and no more, then end with a short report: what you found or changed, with file paths and line numbers, and " + CompletionMarker + "."
+}
 
 func promptModeText(m Mode) string {
 	switch m {

@@ -183,7 +183,7 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	in := PromptInput{
 		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
 		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
-		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
+		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"), Subagent: a.req.Subagent != nil,
 	}
 	plan := PlanPrompt(in, registry, a.info.NumCtx(a.req.NumCtxCap))
 	a.tools = &toolRunner{registry: plan.Tools, root: a.req.Workspace, emit: a.emit}

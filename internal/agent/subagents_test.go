@@ -136,6 +136,8 @@ func TestAForegroundSubagentAnswersItsCaller(t *testing.T) {
 	reqs := f.fake.Requests()
 	require.Len(t, reqs, 4)
 	require.Len(t, reqs[1].Messages, 2, "the subagent starts fresh: its system prompt and its brief")
+	require.Contains(t, reqs[1].Messages[0].Content, "SUBAGENT:\nAnother agent gave you this task as a brief.")
+	require.NotContains(t, reqs[0].Messages[0].Content, "SUBAGENT:")
 	require.Equal(t, "Find where greet is defined and what it returns.", reqs[1].Messages[1].Content)
 	for _, tool := range reqs[1].Tools {
 		require.NotEqual(t, "spawn_agent", tool.Function.Name, "a subagent is not offered spawn_agent")
