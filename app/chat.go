@@ -46,6 +46,8 @@ type ApprovalDetail struct {
 	// Hunks of the edit for the diff view; their IDs are the ones ApplyHunks (per-hunk accept)
 	// takes. Empty for commands.
 	Hunks []diff.Hunk `json:"hunks"`
+	// Arguments are an MCP tool's arguments, whole (the card's event holds them cut).
+	Arguments string `json:"arguments,omitempty"`
 }
 
 // runShutdownWait bounds how long closing the app waits for stopped runs to record their end.
@@ -282,7 +284,7 @@ func (s *ChatService) Approval(id string) (ApprovalDetail, error) {
 	if !ok {
 		return ApprovalDetail{}, fmt.Errorf("approval %s: %w", id, approval.ErrUnknown)
 	}
-	detail := ApprovalDetail{Card: req.Card, Before: req.Before, After: req.After, Hunks: []diff.Hunk{}}
+	detail := ApprovalDetail{Card: req.Card, Before: req.Before, After: req.After, Hunks: []diff.Hunk{}, Arguments: req.Arguments}
 	if req.Card.Kind == approval.KindEdit {
 		detail.Hunks = diff.Hunks(req.Before, req.After, diff.DefaultContext)
 	}
