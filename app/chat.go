@@ -65,6 +65,7 @@ type ChatService struct {
 	workspace *WorkspaceService
 	approvals *approval.Manager
 	code      *codeServers
+	mcp       *mcpServers
 	runs      *runs
 	ctx       context.Context
 	// runFailed is called after a run failed, or a message could not start one for want of a
@@ -164,6 +165,7 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 	}
 	opts := SessionOptionsOf(st)
 	opts.Code = s.code.For(sess.WorkspacePath)
+	opts.MCP = s.mcp.For(sess.WorkspacePath)
 	cs, run, ctx, err := s.runs.begin(s.ctx, sess.ID, func(approver *runApprover) (*agent.SessionTools, error) {
 		return agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver, opts)
 	})

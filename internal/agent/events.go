@@ -109,6 +109,8 @@ type ToolActionPayload struct {
 	Places []tools.Place `json:"places,omitempty"`
 	// Problems are errors the file's language server found after the change, that it brought in.
 	Problems []tools.Problem `json:"problems,omitempty"`
+	// Server is the MCP server the tool comes from (tools.CallView.Server).
+	Server string `json:"server,omitempty"`
 }
 
 // CommandOutputPayload is a piece of a running command's output, as it arrives.

@@ -36,6 +36,9 @@ type Deps struct {
 	Tools       *tools.Registry
 	Checkpoints CheckpointStarter // nil: changes are not checkpointed
 	Now         func() time.Time  // nil: time.Now
+	// Extra are the tools registered at run time (MCP servers'), asked for at each run's start;
+	// status shows what it waits for. Nil: none.
+	Extra func(ctx context.Context, status func(string)) tools.Extension
 }
 
 // Runner runs the agent's loop (SPEC §3).
@@ -112,12 +115,17 @@ type agentRun struct {
 	wire   api.Tools
 	// wireTokens is wire's estimated size, paid by every request.
 	wireTokens int
-	hist       *history
-	cp         *checkpoint.Checkpoint
-	wrote      bool           // some file change succeeded
-	checked    bool           // write validation has spoken
-	calls      map[string]int // answers that made each call, by tool and canonical arguments
-	window     *contextWindow // session memory and compaction (compact.go)
+	// prompt is the run's prompt input before PlanPrompt; loaded counts the lazily described
+	// tools whose parameters the plan shows.
+	prompt  PromptInput
+	loaded  int
+	planned bool
+	hist    *history
+	cp      *checkpoint.Checkpoint
+	wrote   bool           // some file change succeeded
+	checked bool           // write validation has spoken
+	calls   map[string]int // answers that made each call, by tool and canonical arguments
+	window  *contextWindow // session memory and compaction (compact.go)
 }
 
 // start looks the model up, saves the message and prepares the loop. A set Status ends the
@@ -155,21 +163,50 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		}
 	}
 
-	registry, err := ModeTools(a.req.Mode, a.deps.Tools)
+	all, err := a.withExtra(ctx)
+	if err != nil {
+		return RunResult{}, err
+	}
+	registry, err := ModeTools(a.req.Mode, all)
 	if err != nil {
 		return RunResult{}, err
 	}
 	a.tools = &toolRunner{registry: registry, root: a.req.Workspace, emit: a.emit}
-	in := PromptInput{
+	a.prompt = PromptInput{
 		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
 		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
 		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
 	}
-	plan := PlanPrompt(in, registry, a.info.NumCtx(a.req.NumCtxCap))
-	a.wire, a.wireTokens = plan.Wire, wireTokens(plan.Wire)
-	a.system = plan.System()
-	a.window = newContextWindow(plan.Input)
+	a.window = newContextWindow(PromptInput{})
+	a.plan()
 	return RunResult{}, nil
+}
+
+// withExtra is the session's tools and those registered at run time (MCP servers'), which may
+// have to start first: the spinner says so meanwhile.
+func (a *agentRun) withExtra(ctx context.Context) (*tools.Registry, error) {
+	if a.deps.Extra == nil {
+		return a.deps.Tools, nil
+	}
+	ext := a.deps.Extra(ctx, func(label string) { a.emit.state(ctx, events.Spinner, SpinnerPayload{Label: label}) })
+	if len(ext.Tools) == 0 && ext.Resolve == nil {
+		return a.deps.Tools, nil
+	}
+	return a.deps.Tools.Extend(ext)
+}
+
+// plan renders the system prompt and tools for the window, again whenever a lazily described
+// tool loaded its parameters since: the model then sees them (the native path's tools[] gets
+// the real schema, the text path's prompt the signature).
+func (a *agentRun) plan() {
+	loaded := loadedTools(a.tools.registry)
+	if a.planned && loaded == a.loaded {
+		return
+	}
+	plan := PlanPrompt(a.prompt, a.tools.registry, a.info.NumCtx(a.req.NumCtxCap))
+	a.wire, a.wireTokens, a.loaded, a.planned = plan.Wire, wireTokens(plan.Wire), loaded, true
+	a.system = plan.System()
+	a.window.prompt = plan.Input
 }
 
 func (a *agentRun) maxIterations() int {
@@ -224,6 +261,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		}
 		batch := a.tools.run(ctx, it, calls)
 		a.wrote = a.wrote || batch.wrote
+		a.plan()
 		times := resultTimes(a.path, batch.feedback)
 		msgs, metas := resultMessages(a.path, batch.feedback)
 		for i, m := range msgs {

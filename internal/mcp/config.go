@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"gantry/internal/fsutil"
 )
 
 // Source says where a server's entry is kept.
@@ -397,4 +399,31 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// EditProjectFile changes the mcpServers of root's ProjectFile through edit (Settings' switches
+// for a trusted project's servers), keeping the rest of the file.
+func EditProjectFile(root string, edit func(json.RawMessage) (json.RawMessage, error)) error {
+	path := filepath.Join(root, ProjectFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("%s cannot be read: %w", ProjectFile, err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return fmt.Errorf("%s is not valid JSON: %v", ProjectFile, err)
+	}
+	servers, err := edit(top["mcpServers"])
+	if err != nil {
+		return err
+	}
+	top["mcpServers"] = servers
+	if servers == nil {
+		top["mcpServers"] = json.RawMessage("{}")
+	}
+	out, err := json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return err
+	}
+	return fsutil.WriteFile(path, append(out, '\n'))
 }

@@ -10,7 +10,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -85,9 +84,12 @@ func (m *Manager) configs() (cfgs []Config, problem, projectProblem string) {
 	if err != nil {
 		problem = "settings.json: " + err.Error()
 	}
-	raw, err := readProjectFile(m.opts.Root)
-	if err != nil {
-		projectProblem = err.Error()
+	var raw json.RawMessage
+	if m.opts.Root != "" {
+		raw, err = readProjectFile(m.opts.Root)
+		if err != nil {
+			projectProblem = err.Error()
+		}
 	}
 	project, err := ParseServers(raw, SourceProject)
 	if err != nil && projectProblem == "" {
@@ -369,9 +371,9 @@ func (m *Manager) Statuses() (out []Status, problem, projectProblem string) {
 
 // HasProjectFile reports whether the project has its own server file.
 func (m *Manager) HasProjectFile() bool {
+	if m.opts.Root == "" {
+		return false
+	}
 	raw, err := readProjectFile(m.opts.Root)
 	return raw != nil || err != nil
 }
-
-// errClosed is a call after the project closed.
-var errClosed = errors.New("the project was closed")
