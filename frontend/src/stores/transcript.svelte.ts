@@ -43,6 +43,8 @@ export interface Action {
   places: Place[]
   /** Errors a change brought in, as the file's language server reported them. */
   problems: Problem[]
+  /** The MCP server the tool comes from; its answer arrives as output. */
+  server: string
 }
 
 /** An approval still waiting for the person, shown as a card under its action's group. */
@@ -304,6 +306,7 @@ export class Transcript {
       durationMs: p.durationMs ?? 0,
       places: p.places ?? [],
       problems: p.problems ?? [],
+      server: p.server ?? '',
     }
     const a = g.actions.find((x) => x.id === p.actionId)
     if (a) {
