@@ -116,7 +116,7 @@ func dialStdio(ctx context.Context, client *sdk.Client, cfg Config, dir string, 
 	if err != nil {
 		c.kill()
 		if c.exitErr != nil {
-			return nil, fmt.Errorf("it exited during the handshake (%v)", c.exitErr)
+			return nil, fmt.Errorf("exited during the handshake (%v)", c.exitErr)
 		}
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"gantry/internal/procgroup"
@@ -296,9 +297,9 @@ func downMessage(server string, state State, detail string) string {
 		return fmt.Sprintf("The MCP server %s has no such tool.", server)
 	}
 	if detail == "" {
-		detail = "it is not running"
+		detail = "It is not running."
 	}
-	return fmt.Sprintf("The MCP server %s cannot be used: %s. Do the task without it, or tell the user what went wrong.", server, firstLineOf(detail))
+	return fmt.Sprintf("The MCP server %s cannot be used: %s Do the task without it, or tell the user what went wrong.", server, firstLineOf(detail))
 }
 
 // Status is a server as Settings shows it.
@@ -352,7 +353,7 @@ func (m *Manager) Statuses() (out []Status, problem, projectProblem string) {
 			st.RSS = procgroup.RSS(pid)
 		}
 		if state == StateFailed {
-			st.Stderr = s.stderr.String()
+			st.Stderr = procgroup.LastLines(strings.TrimSpace(s.stderr.String()), 40)
 		}
 		if s.cfg.Source == SourceSettings {
 			st.Entry = entries[s.cfg.Name]

@@ -154,7 +154,7 @@ func (s *server) start(done chan struct{}) {
 	s.mu.Lock()
 	s.starting = nil
 	if err != nil {
-		s.state, s.detail = StateFailed, s.describe(err)
+		s.state, s.detail = StateFailed, sentence(err)
 	} else {
 		s.conn, s.listing, s.state, s.detail = c, listing, StateReady, ""
 		s.forgetChangedSchemas(listing)
@@ -216,7 +216,7 @@ func (s *server) lost(c *conn) {
 		return // stopped on purpose, or already recorded
 	}
 	s.conn = nil
-	s.state, s.detail = StateFailed, s.describe(fmt.Errorf("it stopped (%v)", exitText(c.exitErr)))
+	s.state, s.detail = StateFailed, fmt.Sprintf("Stopped (%v).", exitText(c.exitErr))
 	s.mu.Unlock()
 	c.close()
 	s.m.changed(Event{Server: s.cfg.Name, State: StateFailed})
@@ -229,11 +229,15 @@ func exitText(err error) any {
 	return err
 }
 
-// describe words a failure with the end of the server's stderr, where servers say why.
-func (s *server) describe(err error) string {
-	msg := err.Error()
-	if t := strings.TrimSpace(s.stderr.String()); t != "" {
-		msg += "\n" + procgroup.LastLines(t, 8)
+// sentence words an error as a sentence of its own, for Settings (its stderr is shown apart).
+func sentence(err error) string {
+	msg := strings.TrimSpace(err.Error())
+	if msg == "" {
+		return "It failed."
+	}
+	msg = strings.ToUpper(msg[:1]) + msg[1:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
 	}
 	return msg
 }

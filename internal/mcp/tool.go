@@ -106,7 +106,7 @@ func (t *tool) About() tools.About {
 		Label:   t.title(),
 		Summary: tools.FirstSentence(t.Description()),
 		Category: tools.Category{ID: "mcp:" + server, Title: func(int, []string) (string, string) {
-			return "Using " + server, "Used " + server
+			return "Using MCP server " + server, "Used MCP server " + server
 		}},
 		View: func(map[string]any) tools.CallView {
 			return tools.CallView{Running: "Calling " + name, Spinner: "Calling " + name + " on " + server + "…", Server: server}
@@ -151,10 +151,10 @@ func (t *tool) Execute(ctx context.Context, args map[string]any, out tools.Outpu
 	if err != nil {
 		return t.failed(ctx, args, attempts, err), nil
 	}
-	text, isError := resultText(t.name, t.srv.cfg.Name, res)
-	out.Stream([]byte(displayText(text)))
+	text, body, isError := resultText(t.name, t.srv.cfg.Name, res)
+	out.Stream([]byte(displayText(body)))
 	if isError {
-		t.log(args, attempts, FailureTool, firstLineOf(text))
+		t.log(args, attempts, FailureTool, firstLineOf(body))
 		return tools.Result{Content: text, ErrorKind: tools.ErrFailed}, nil
 	}
 	return tools.Result{Content: text}, nil
@@ -224,8 +224,8 @@ func (t *tool) failed(ctx context.Context, args map[string]any, attempts int, er
 	kind, msg := FailureServer, downMessage(server, state, detail)
 	if state == StateReady {
 		kind, msg = FailureProtocol, fmt.Sprintf("The MCP server %s could not run %s: %v.", server, t.remote.Name, err)
-	} else if !strings.Contains(msg, firstLineOf(err.Error())) {
-		msg = fmt.Sprintf("The MCP server %s cannot be used: %s. Do the task without it, or tell the user what went wrong.", server, firstLineOf(err.Error()))
+	} else if !strings.Contains(msg, firstLineOf(sentence(err))) {
+		msg = downMessage(server, StateFailed, sentence(err))
 	}
 	if attempts > 1 {
 		msg += fmt.Sprintf(" (Tried %d times.)", attempts)
