@@ -3,13 +3,13 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"gantry/internal/llm/fakeollama"
+	"gantry/internal/mcp/mcptest"
 )
 
 // `gantry run` offers the person's MCP servers as the app does: a read-only tool runs in the
@@ -18,9 +18,7 @@ import (
 func TestRunHeadlessUsesMCPServers(t *testing.T) {
 	t.Parallel()
 	bin := buildGantry(t)
-	server := filepath.Join(t.TempDir(), "mcp-test-server")
-	out, err := exec.Command("go", "build", "-o", server, "./internal/mcp/mcptest/cmd/mcp-test-server").CombinedOutput()
-	require.NoError(t, err, string(out))
+	server := mcptest.Build(t)
 	fake := fakeollama.NewTest(t, fakeollama.Script{
 		Models: []fakeollama.Model{{Name: "coder:latest", Capabilities: []string{"completion", "tools"}}},
 	})

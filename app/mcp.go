@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sync"
 
 	"gantry/internal/config"
 	"gantry/internal/events"
@@ -18,32 +17,29 @@ import (
 // mcpServers keeps the MCP servers of each workspace the app has open: one mcp.Manager per
 // folder, made on first use, closed when the folder closes or the app quits.
 type mcpServers struct {
-	settings *config.Store
-	folders  trust.Checker
+	perProject[*mcp.Manager]
 	failures *mcp.FailureLog
-	version  string
-	changed  func(mcp.Event)
-
-	mu       sync.Mutex
-	managers map[string]*mcp.Manager
 }
 
 // FailureLogPath is where the MCP calls that failed for good are kept: the data folder.
 func FailureLogPath(dataDir string) string { return filepath.Join(dataDir, "mcp-failures.jsonl") }
 
 func newMCPServers(dataDir, version string, settings *config.Store, folders trust.Checker, emitter *events.Emitter) *mcpServers {
-	return &mcpServers{
-		settings: settings, folders: folders, failures: mcp.OpenFailureLog(FailureLogPath(dataDir)), version: version,
-		managers: map[string]*mcp.Manager{},
-		changed: func(e mcp.Event) {
-			// News for Settings only; it must not hold the server that sent it.
-			go func() {
-				if _, err := emitter.Emit(context.Background(), events.Scope{}, events.MCPServers, e); err != nil {
-					slog.Warn("mcp server event", "err", err)
-				}
-			}()
-		},
+	c := &mcpServers{failures: mcp.OpenFailureLog(FailureLogPath(dataDir))}
+	changed := func(e mcp.Event) {
+		// News for Settings only; it must not hold the server that sent it.
+		go func() {
+			if _, err := emitter.Emit(context.Background(), events.Scope{}, events.MCPServers, e); err != nil {
+				slog.Warn("mcp server event", "err", err)
+			}
+		}()
 	}
+	c.perProject = newPerProject(func(root string) *mcp.Manager {
+		opts := MCPOptions(root, settings.Get, folders, c.failures, version)
+		opts.Changed = changed
+		return mcp.NewManager(opts)
+	})
+	return c
 }
 
 // MCPOptions are what a workspace's MCP manager works with, in the app and in `gantry run`.
@@ -53,44 +49,6 @@ func MCPOptions(root string, settings func() config.Settings, folders trust.Chec
 		Settings: func() json.RawMessage { return settings().MCPServers },
 		Trusted:  func() bool { return root != "" && folders.Trusted(root) },
 	}
-}
-
-// For is root's manager.
-func (c *mcpServers) For(root string) *mcp.Manager {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if m, ok := c.managers[root]; ok {
-		return m
-	}
-	opts := MCPOptions(root, c.settings.Get, c.folders, c.failures, c.version)
-	opts.Changed = c.changed
-	m := mcp.NewManager(opts)
-	c.managers[root] = m
-	return m
-}
-
-// Close stops root's servers.
-func (c *mcpServers) Close(root string) {
-	c.mu.Lock()
-	m := c.managers[root]
-	delete(c.managers, root)
-	c.mu.Unlock()
-	if m != nil {
-		m.Close()
-	}
-}
-
-// CloseAll stops every server (the app quits).
-func (c *mcpServers) CloseAll() {
-	c.mu.Lock()
-	managers := c.managers
-	c.managers = map[string]*mcp.Manager{}
-	c.mu.Unlock()
-	var wg sync.WaitGroup
-	for _, m := range managers {
-		wg.Go(m.Close)
-	}
-	wg.Wait()
 }
 
 // MCPView is Settings → Tools' MCP servers (mirrored in frontend/src/lib/types.ts).

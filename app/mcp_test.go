@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,26 +13,9 @@ import (
 	"gantry/internal/events"
 	"gantry/internal/llm/fakeollama"
 	"gantry/internal/mcp"
+	"gantry/internal/mcp/mcptest"
 	"gantry/internal/procgroup"
 )
-
-var (
-	mcpServerOnce sync.Once
-	mcpServerBin  string
-)
-
-// mcpTestServer builds internal/mcp/mcptest's command once.
-func mcpTestServer(t *testing.T) string {
-	t.Helper()
-	mcpServerOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcp-test-server")
-		require.NoError(t, err)
-		mcpServerBin = filepath.Join(dir, "mcp-test-server")
-		out, err := exec.Command("go", "build", "-o", mcpServerBin, "../internal/mcp/mcptest/cmd/mcp-test-server").CombinedOutput()
-		require.NoError(t, err, string(out))
-	})
-	return mcpServerBin
-}
 
 // A broken entry in settings.json costs nothing else: the app opens with the other settings,
 // and Settings names the entry and says what is wrong with it.
@@ -74,7 +55,7 @@ func TestAServerAddedInSettingsIsUsedByTheNextRun(t *testing.T) {
 	notes := t.TempDir()
 	write := call("mcp__notes__write_note", map[string]any{"name": "todo.txt", "text": "buy milk"})
 	f := startChat(t, "default", write, done("Noted."))
-	entry, err := json.Marshal(map[string]any{"notes": map[string]any{"command": mcpTestServer(t), "args": []string{"--dir", notes}}})
+	entry, err := json.Marshal(map[string]any{"notes": map[string]any{"command": mcptest.Build(t), "args": []string{"--dir", notes}}})
 	require.NoError(t, err)
 	evs := openEvents(t, f.testServer)
 

@@ -3,42 +3,17 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"gantry/internal/mcp/mcptest"
 	"gantry/internal/tools"
 )
 
-// testServerBin is cmd/mcp-test-server, built once for the package's tests.
-var (
-	buildOnce sync.Once
-	builtBin  string
-	buildErr  error
-)
-
-func testServer(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "mcp-test-server")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		builtBin = filepath.Join(dir, "mcp-test-server")
-		out, err := exec.Command("go", "build", "-o", builtBin, "./mcptest/cmd/mcp-test-server").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("%v: %s", err, out)
-		}
-	})
-	require.NoError(t, buildErr)
-	return builtBin
-}
+func testServer(t *testing.T) string { return mcptest.Build(t) }
 
 // events collects a manager's events and lets a test wait for one.
 type eventLog struct {
