@@ -126,3 +126,34 @@ func lastToolResult(fake *fakeollama.Server) string {
 	}
 	return ""
 }
+
+// Stop ends a call under way on the server too, and the run ends as stopped.
+func TestStopEndsAnMCPCallOnTheServer(t *testing.T) {
+	t.Parallel()
+	wait := call("mcp__notes__wait", map[string]any{})
+	f := startChat(t, "default", wait)
+	entry, err := json.Marshal(map[string]any{"notes": map[string]any{"command": mcptest.Build(t), "args": []string{"--dir", t.TempDir()}}})
+	require.NoError(t, err)
+	_, err = f.app.Settings.AddMCPServers(string(entry))
+	require.NoError(t, err)
+	evs := openEvents(t, f.testServer)
+
+	res, err := f.app.Chat.Send(SendRequest{Text: "wait"})
+	require.NoError(t, err)
+	// The server reported progress: the call is under way on it.
+	out := next(t, evs, string(events.CommandOutput))["payload"].(map[string]any)
+	require.Contains(t, out["chunk"], "waiting")
+	require.NoError(t, f.app.Chat.Stop(res.RunID))
+	finished := next(t, evs, string(events.RunFinished))["payload"].(map[string]any)
+	require.Equal(t, "cancelled", finished["status"])
+
+	// The server was told: its next call answers how many calls were cancelled.
+	f.fake.Enqueue(call("mcp__notes__cancelled_calls", map[string]any{}), done("One was cancelled."))
+	res, err = f.app.Chat.Send(SendRequest{SessionID: res.SessionID, Text: "how many?"})
+	require.NoError(t, err)
+	next(t, evs, string(events.RunFinished))
+	require.Contains(t, lastToolResult(f.fake), "1 cancelled")
+	failures, err := f.app.Settings.MCPFailures()
+	require.NoError(t, err)
+	require.Empty(t, failures, "a call the person stopped did not fail")
+}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"gantry/internal/procgroup"
 	"gantry/internal/tools"
@@ -224,7 +225,12 @@ func (m *Manager) Close() {
 // not (its server is down or off, the person turned the tool off).
 func (m *Manager) RunTools(ctx context.Context, approver tools.Approver, status func(string)) tools.Extension {
 	servers := m.sync()
-	startAll(ctx, servers, func(*server) bool { return true }, status)
+	// A server slow to start (a first `npx -y` downloads its package) holds the run up for
+	// runStartWait at most: it goes on starting, and once it is ready the resolver finds its
+	// tools by name and the next run offers them.
+	wait, cancel := context.WithTimeout(ctx, runStartWait)
+	defer cancel()
+	startAll(wait, servers, func(*server) bool { return true }, status)
 	b := &binding{m: m, approver: approver}
 	var out []tools.Tool
 	for _, t := range b.all(servers) {
@@ -234,6 +240,9 @@ func (m *Manager) RunTools(ctx context.Context, approver tools.Approver, status 
 	}
 	return tools.Extension{Tools: out, Resolve: b.resolve}
 }
+
+// runStartWait bounds how long a run waits for its servers to start.
+const runStartWait = 20 * time.Second
 
 // binding makes a run's tools out of the servers' listings, with names unique across them.
 type binding struct {
@@ -295,6 +304,8 @@ func downMessage(server string, state State, detail string) string {
 		return fmt.Sprintf("The MCP server %s comes with this project, which the user has not trusted, so it does not run. Do the task without it, or tell the user.", server)
 	case StateReady:
 		return fmt.Sprintf("The MCP server %s has no such tool.", server)
+	case StateStarting:
+		return fmt.Sprintf("The MCP server %s is still starting. Do other parts of the task first, then try again.", server)
 	}
 	if detail == "" {
 		detail = "It is not running."
