@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -102,6 +103,7 @@ func TestAServerAddedInSettingsIsUsedByTheNextRun(t *testing.T) {
 	_, err = f.app.Settings.SetMCPToolEnabled("notes", "settings", "write_note", false)
 	require.NoError(t, err)
 	require.Contains(t, string(f.app.settings.Get().MCPServers), `"disabledTools":["write_note"]`)
+	f.waitIdle(t, res.SessionID, 10*time.Second)
 	f.fake.Enqueue(write, done("Could not."))
 	res, err = f.app.Chat.Send(SendRequest{SessionID: res.SessionID, Text: "again"})
 	require.NoError(t, err)
@@ -146,6 +148,8 @@ func TestStopEndsAnMCPCallOnTheServer(t *testing.T) {
 	require.NoError(t, f.app.Chat.Stop(res.RunID))
 	finished := next(t, evs, string(events.RunFinished))["payload"].(map[string]any)
 	require.Equal(t, "cancelled", finished["status"])
+	// runFinished is stored just before the session takes a new message.
+	f.waitIdle(t, res.SessionID, 10*time.Second)
 
 	// The server was told: its next call answers how many calls were cancelled.
 	f.fake.Enqueue(call("mcp__notes__cancelled_calls", map[string]any{}), done("One was cancelled."))

@@ -299,7 +299,8 @@ func (s *server) stop(state State) {
 	}
 }
 
-// tools returns the last listing and the live connection's pid.
+// snapshot is where the server stands: its state, why, its last listing and its pid (0 when
+// not running).
 func (s *server) snapshot() (State, string, []*sdk.Tool, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
