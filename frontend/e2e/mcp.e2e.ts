@@ -1,7 +1,8 @@
 // MCP servers in the window: a server is added in Settings → Tools by pasting its JSON, starts
 // and lists its tools; a broken one says why with its stderr; a run uses the tools (a read-only
-// one unasked, a writing one after the card that shows server, tool and arguments is allowed);
-// the row opens to the server's answer; a failed call is listed in Settings.
+// one unasked, a writing one after the card that shows server, tool and arguments is always
+// allowed, and asks no more); the row opens to the server's answer; the rule and a failed call
+// are listed in Settings.
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -49,6 +50,8 @@ for (const scheme of ['light', 'dark'] as const) {
       call('mcp__notes__fail', {}),
       call('mcp__notes__write_note', { name: 'todo.txt', text: 'buy milk' }),
       answer('Wrote the note. [TASK_COMPLETE]'),
+      call('mcp__notes__write_note', { name: 'todo.txt', text: 'buy milk and eggs' }),
+      answer('Added eggs. [TASK_COMPLETE]'),
     ])
     gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
     ;({ page, errors } = await openPage(gantry.url, scheme))
@@ -91,7 +94,7 @@ for (const scheme of ['light', 'dark'] as const) {
     const rows = page.getByTestId('action')
     await see(rows.first().getByTestId('mcp-server')).toContainText('notes')
     await shot(page, `mcp-approval-${scheme}`)
-    await card.getByRole('button', { name: 'Allow', exact: true }).click()
+    await card.getByRole('button', { name: 'Always allow this tool' }).click()
 
     await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
     expect(readFileSync(join(notes, 'todo.txt'), 'utf8')).toBe('buy milk')
@@ -103,7 +106,17 @@ for (const scheme of ['light', 'dark'] as const) {
     await see(rows.nth(1)).toHaveAttribute('data-status', 'error')
     await shot(page, `mcp-run-${scheme}`)
 
+    // Always allowed: the next call of the tool runs without a card.
+    await sendTask(page, 'Add eggs')
+    await see(page.getByTestId('run-status')).toHaveCount(2)
+    await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
+    await see(page.getByTestId('approval-card')).toHaveCount(0)
+    expect(readFileSync(join(notes, 'todo.txt'), 'utf8')).toBe('buy milk and eggs')
+
     await page.getByRole('button', { name: 'Settings' }).first().click()
+    await dialog.getByRole('tab', { name: 'Always allow' }).click()
+    await see(dialog.getByRole('list', { name: 'Always allow rules' })).toContainText('Use write_note of the MCP server notes')
+    await shot(page, `mcp-always-allow-${scheme}`)
     await dialog.getByRole('tab', { name: 'Tools' }).click()
     const failure = dialog.getByTestId('mcp-failure')
     await see(failure).toContainText('notes · fail')
