@@ -2,6 +2,9 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,4 +106,34 @@ func TestVariablesAreExpandedAndMissingOnesNamed(t *testing.T) {
 	require.Equal(t, "Bearer abc", x.Headers["A"])
 	_, err = Config{Command: "srv", Env: map[string]string{"K": "${GANTRY_TEST_UNSET_VAR}"}}.expanded("/proj")
 	require.EqualError(t, err, "it uses ${GANTRY_TEST_UNSET_VAR}, which is not set in Gantry's environment")
+}
+
+func TestTheFailureLogKeepsTheNewest(t *testing.T) {
+	t.Parallel()
+	l := OpenFailureLog(filepath.Join(t.TempDir(), "mcp-failures.jsonl"))
+	for i := range 2*failuresKept + 5 {
+		require.NoError(t, l.Add(Failure{Server: "s", Tool: fmt.Sprint(i), Kind: FailureTool}))
+	}
+	all, err := l.List()
+	require.NoError(t, err)
+	require.Len(t, all, failuresKept)
+	require.Equal(t, fmt.Sprint(2*failuresKept+4), all[0].Tool, "newest first")
+	data, err := os.ReadFile(l.path)
+	require.NoError(t, err)
+	require.Less(t, strings.Count(string(data), "\n"), 2*failuresKept, "the file was trimmed")
+
+	// A torn line costs that line only.
+	f, err := os.OpenFile(l.path, os.O_APPEND|os.O_WRONLY, 0o600)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"server": "s", "to`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	all, err = l.List()
+	require.NoError(t, err)
+	require.Len(t, all, failuresKept)
+
+	require.NoError(t, l.Clear())
+	all, err = l.List()
+	require.NoError(t, err)
+	require.Empty(t, all)
 }

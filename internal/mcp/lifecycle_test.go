@@ -159,6 +159,20 @@ func TestStreamableHTTPServerWithHeaders(t *testing.T) {
 	require.Equal(t, StateReady, f.status("remote").State)
 	require.Equal(t, "http", f.status("remote").Transport)
 
+	// The older HTTP+SSE transport, for servers that still speak it.
+	sse := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil))
+	t.Cleanup(sse.Close)
+	f.setServers(map[string]any{
+		"remote": map[string]any{"url": h.URL, "headers": map[string]string{"X-Api-Key": "${GANTRY_TEST_MCP_KEY}"}},
+		"nokey":  map[string]any{"type": "http", "url": h.URL},
+		"legacy": map[string]any{"type": "sse", "url": sse.URL},
+	})
+	reg = f.registry(allowAll)
+	res = run(t, reg, "mcp__legacy__echo", map[string]any{"message": "over sse"})
+	require.False(t, res.Failed(), res.Content)
+	require.Contains(t, res.Content, "echo: over sse")
+	require.Equal(t, "sse", f.status("legacy").Transport)
+
 	nokey := f.status("nokey")
 	require.Equal(t, StateFailed, nokey.State)
 	require.Contains(t, nokey.Detail, "Unauthorized")
