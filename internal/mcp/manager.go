@@ -143,7 +143,7 @@ func (m *Manager) sync() []*server {
 	m.servers = next
 	m.mu.Unlock()
 	for _, s := range stale {
-		s.stop(StateIdle)
+		s.retire()
 		m.changed(Event{Server: s.cfg.Name, State: StateIdle})
 	}
 	return out
@@ -214,7 +214,7 @@ func (m *Manager) Close() {
 	m.cancel()
 	var wg sync.WaitGroup
 	for _, s := range servers {
-		wg.Go(func() { s.stop(StateIdle) })
+		wg.Go(s.retire)
 	}
 	wg.Wait()
 }

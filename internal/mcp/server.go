@@ -50,6 +50,7 @@ type server struct {
 	listing  []*sdk.Tool
 	loaded   map[string]loadedSchema // by the server's tool name
 	starting chan struct{}           // closed when the start under way ends
+	retired  bool                    // no longer configured (or the project closed): whatever it starts is stopped
 	progress map[string]func(progress, total float64, message string)
 }
 
@@ -153,9 +154,17 @@ func (s *server) start(done chan struct{}) {
 	}
 	s.mu.Lock()
 	s.starting = nil
-	if err != nil {
+	gone := s.retired || s.m.ctx.Err() != nil
+	switch {
+	case err == nil && gone:
+		// Removed from the settings, or the project closed, while it started: it must not
+		// live on unseen.
+		defer c.close()
+		err = errors.New("it was stopped while it started")
+		s.state, s.detail = StateIdle, ""
+	case err != nil:
 		s.state, s.detail = StateFailed, sentence(err)
-	} else {
+	default:
 		s.conn, s.listing, s.state, s.detail = c, listing, StateReady, ""
 		s.forgetChangedSchemas(listing)
 	}
@@ -283,6 +292,15 @@ func findTool(listing []*sdk.Tool, name string) *sdk.Tool {
 		}
 	}
 	return nil
+}
+
+// retire stops the server for good (its entry changed or went, or the project closed): a start
+// under way stops what it started.
+func (s *server) retire() {
+	s.mu.Lock()
+	s.retired = true
+	s.mu.Unlock()
+	s.stop(StateIdle)
 }
 
 // stop ends the connection, if any, and leaves the server in state.
