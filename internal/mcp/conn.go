@@ -41,8 +41,9 @@ var sessionOptions = &sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 // its process.
 type conn struct {
 	session *sdk.ClientSession
-	cmd     *exec.Cmd     // nil for a server reached over HTTP
-	exited  chan struct{} // closed when the process (or the HTTP session) is gone
+	cmd     *exec.Cmd          // nil for a server reached over HTTP
+	cancel  context.CancelFunc // ends the session's context
+	exited  chan struct{}      // closed when the process (or the HTTP session) is gone
 	exitErr error
 	once    sync.Once
 }
@@ -53,8 +54,26 @@ type handlers struct {
 	progress     func(token any, progress, total float64, message string)
 }
 
-// dial starts the server cfg describes (already expanded) and completes the handshake.
-func dial(ctx context.Context, cfg Config, dir string, stderr io.Writer, h handlers, version string) (*conn, error) {
+// connect shakes hands over transport. The session lives as long as life (an HTTP+SSE stream is
+// bound to the context it was opened with), and the handshake must end within startTimeout.
+func connect(life context.Context, client *sdk.Client, transport sdk.Transport) (*sdk.ClientSession, context.CancelFunc, error) {
+	ctx, cancel := context.WithCancel(life)
+	timer := time.AfterFunc(startTimeout, cancel)
+	session, err := client.Connect(ctx, transport, sessionOptions)
+	if !timer.Stop() && err == nil {
+		_ = session.Close()
+		err = fmt.Errorf("no answer to the handshake within %s", startTimeout)
+	}
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return session, cancel, nil
+}
+
+// dial starts the server cfg describes (already expanded) and completes the handshake; the
+// session lives as long as life.
+func dial(life context.Context, cfg Config, dir string, stderr io.Writer, h handlers, version string) (*conn, error) {
 	client := sdk.NewClient(&sdk.Implementation{Name: "gantry", Title: "Gantry", Version: version}, &sdk.ClientOptions{
 		// No roots: a server sees the folders its own configuration names, nothing more.
 		Capabilities: &sdk.ClientCapabilities{},
@@ -67,18 +86,18 @@ func dial(ctx context.Context, cfg Config, dir string, stderr io.Writer, h handl
 		},
 	})
 	if cfg.Transport() == TransportStdio {
-		return dialStdio(ctx, client, cfg, dir, stderr)
+		return dialStdio(life, client, cfg, dir, stderr)
 	}
 	httpClient := &http.Client{Transport: headerTransport{headers: cfg.Headers, base: http.DefaultTransport}}
 	var transport sdk.Transport = &sdk.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient}
 	if cfg.Transport() == TransportSSE {
 		transport = &sdk.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: httpClient}
 	}
-	session, err := client.Connect(ctx, transport, sessionOptions)
+	session, cancel, err := connect(life, client, transport)
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{session: session, exited: make(chan struct{})}
+	c := &conn{session: session, cancel: cancel, exited: make(chan struct{})}
 	go func() {
 		c.exitErr = session.Wait()
 		close(c.exited)
@@ -86,7 +105,7 @@ func dial(ctx context.Context, cfg Config, dir string, stderr io.Writer, h handl
 	return c, nil
 }
 
-func dialStdio(ctx context.Context, client *sdk.Client, cfg Config, dir string, stderr io.Writer) (*conn, error) {
+func dialStdio(life context.Context, client *sdk.Client, cfg Config, dir string, stderr io.Writer) (*conn, error) {
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = dir
 	cmd.Env = os.Environ()
@@ -112,7 +131,7 @@ func dialStdio(ctx context.Context, client *sdk.Client, cfg Config, dir string, 
 		c.exitErr = cmd.Wait()
 		close(c.exited)
 	}()
-	c.session, err = client.Connect(ctx, &sdk.IOTransport{Reader: stdout, Writer: stdin}, sessionOptions)
+	c.session, c.cancel, err = connect(life, client, &sdk.IOTransport{Reader: stdout, Writer: stdin})
 	if err != nil {
 		c.kill()
 		if c.exitErr != nil {
@@ -183,6 +202,7 @@ func (c *conn) close() {
 			case <-closed:
 			case <-time.After(stopWait):
 			}
+			c.cancel()
 		}
 		if c.cmd != nil {
 			select {

@@ -145,6 +145,9 @@ func TestStreamableHTTPServerWithHeaders(t *testing.T) {
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil)
 	h := httptest.NewServer(mcptest.RequireHeader("X-Api-Key: s3cret", handler))
 	t.Cleanup(h.Close)
+	// Cleanups run last first: the fixture, made below, closes its sessions before these close.
+	sse := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil))
+	t.Cleanup(sse.Close)
 	t.Setenv("GANTRY_TEST_MCP_KEY", "s3cret")
 
 	f := newFixture(t, nil)
@@ -160,8 +163,6 @@ func TestStreamableHTTPServerWithHeaders(t *testing.T) {
 	require.Equal(t, "http", f.status("remote").Transport)
 
 	// The older HTTP+SSE transport, for servers that still speak it.
-	sse := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return srv.Server }, nil))
-	t.Cleanup(sse.Close)
 	f.setServers(map[string]any{
 		"remote": map[string]any{"url": h.URL, "headers": map[string]string{"X-Api-Key": "${GANTRY_TEST_MCP_KEY}"}},
 		"nokey":  map[string]any{"type": "http", "url": h.URL},

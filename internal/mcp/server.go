@@ -183,7 +183,7 @@ func (s *server) connect(ctx context.Context) (*conn, []*sdk.Tool, error) {
 		return nil, nil, permanent(err)
 	}
 	s.stderr.Reset()
-	c, err := dial(ctx, cfg, workDir(cfg, s.m.opts.Root), s.stderr, handlers{
+	c, err := dial(s.m.ctx, cfg, workDir(cfg, s.m.opts.Root), s.stderr, handlers{
 		toolsChanged: func() { go s.relist() },
 		progress:     s.onProgress,
 	}, s.m.opts.Version)
