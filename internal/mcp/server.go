@@ -96,7 +96,7 @@ func (s *server) session(ctx context.Context) (*conn, error) {
 			c := s.conn
 			s.mu.Unlock()
 			return c, nil
-		case s.state == StateDisabled || s.state == StateInvalid || s.state == StateUntrusted:
+		case s.retired || s.state == StateDisabled || s.state == StateInvalid || s.state == StateUntrusted:
 			err := s.unusable()
 			s.mu.Unlock()
 			return nil, err
@@ -128,6 +128,9 @@ func (s *server) session(ctx context.Context) (*conn, error) {
 
 // unusable says why a server that may not run does not (mu held).
 func (s *server) unusable() error {
+	if s.retired {
+		return fmt.Errorf("the MCP server %s was changed or removed in Gantry's settings, or the project closed", s.cfg.Name)
+	}
 	switch s.state {
 	case StateDisabled:
 		return fmt.Errorf("the MCP server %s is turned off in Gantry's settings", s.cfg.Name)
@@ -161,7 +164,7 @@ func (s *server) start(done chan struct{}) {
 		// live on unseen.
 		defer c.close()
 		err = errors.New("it was stopped while it started")
-		s.state, s.detail = StateIdle, ""
+		s.state, s.detail = StateIdle, "It was stopped while it started."
 	case err != nil:
 		s.state, s.detail = StateFailed, sentence(err)
 	default:
