@@ -49,6 +49,11 @@ type PromptInput struct {
 	MoreTools string
 	// LeftOut names, on the native path, the mode's tools the window could not afford to send.
 	LeftOut []string
+	// HasLazy says tools registered at run time (MCP servers') are offered; LazyLines lists
+	// them on the text path, and LazyOmitted counts those the budget left out (lazytools.go).
+	HasLazy     bool
+	LazyLines   []string
+	LazyOmitted int
 	// Example is a call in the text path's format, made from the first offered tool that gives
 	// one (tools.About.Example); Hints are the offered tools' lines for CODE NAVIGATION STRATEGY.
 	Example string
@@ -66,8 +71,8 @@ type PromptInput struct {
 	// Subagent: the run is a subagent's, whose brief comes from another agent and whose final
 	// answer goes back to it.
 	Subagent bool
-	OS    string
-	Date  string // e.g. "2025-01-15"
+	OS       string
+	Date     string // e.g. "2025-01-15"
 }
 
 // BuildSystemPrompt assembles the system prompt from its sections (SPEC §10). Every token here
@@ -82,7 +87,7 @@ func BuildSystemPrompt(in PromptInput) string {
 	if !in.NativeTools {
 		sections = append(sections, toolCallingSection(promptToolCalling, in.Example), toolsSection(in))
 	}
-	sections = append(sections, promptModeText(in.Mode), subagentSection(in), in.Project.Section(), promptUserContext)
+	sections = append(sections, lazySection(in), promptModeText(in.Mode), subagentSection(in), in.Project.Section(), promptUserContext)
 	sections = append(sections, rulesSection(in))
 	sections = append(sections, navigationSection(in), practiceSection(in), memorySection(in))
 	return joinSections(sections)

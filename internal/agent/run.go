@@ -39,6 +39,9 @@ type Deps struct {
 	// Subagents are the session's subagents: the run hands their notices to the model and
 	// lets its calls start more. nil in a subagent's own run.
 	Subagents *Subagents
+	// Extra are the tools registered at run time (MCP servers'), asked for at each run's start;
+	// status shows what it waits for. Nil: none.
+	Extra func(ctx context.Context, status func(string)) tools.Extension
 }
 
 // Runner runs the agent's loop (SPEC §3).
@@ -125,13 +128,20 @@ type agentRun struct {
 	wire   api.Tools
 	// wireTokens is wire's estimated size, paid by every request.
 	wireTokens int
-	hist       *history
-	cp         *checkpoint.Checkpoint
-	wrote      bool           // some file change succeeded
-	checked    bool           // write validation has spoken
-	calls      map[string]int // answers that made each call, by tool and canonical arguments
-	window     *contextWindow // session memory and compaction (compact.go)
-	toolUses   int            // calls made, for RunResult
+	// prompt is the run's prompt input before PlanPrompt; modeTools the mode's tools, of which
+	// the plan offers all or, in a small window, all but the optional ones; loaded counts the
+	// lazily described tools whose parameters the plan shows.
+	prompt    PromptInput
+	modeTools *tools.Registry
+	loaded    int
+	planned   bool
+	hist      *history
+	cp        *checkpoint.Checkpoint
+	wrote     bool           // some file change succeeded
+	checked   bool           // write validation has spoken
+	calls     map[string]int // answers that made each call, by tool and canonical arguments
+	window    *contextWindow // session memory and compaction (compact.go)
+	toolUses  int            // calls made, for RunResult
 }
 
 // start looks the model up, saves the message and prepares the loop. A set Status ends the
@@ -176,21 +186,52 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		}
 	}
 
-	registry, err := ModeTools(a.req.Mode, a.deps.Tools)
+	all, err := a.withExtra(ctx)
 	if err != nil {
 		return RunResult{}, err
 	}
-	in := PromptInput{
+	registry, err := ModeTools(a.req.Mode, all)
+	if err != nil {
+		return RunResult{}, err
+	}
+	a.modeTools = registry
+	a.tools = &toolRunner{registry: registry, root: a.req.Workspace, emit: a.emit}
+	a.prompt = PromptInput{
 		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
 		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
 		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"), Subagent: a.req.Subagent != nil,
 	}
-	plan := PlanPrompt(in, registry, a.info.NumCtx(a.req.NumCtxCap))
-	a.tools = &toolRunner{registry: plan.Tools, root: a.req.Workspace, emit: a.emit}
-	a.wire, a.wireTokens = plan.Wire, wireTokens(plan.Wire)
-	a.system = plan.System()
-	a.window = newContextWindow(plan.Input)
+	a.window = newContextWindow(PromptInput{})
+	a.plan()
 	return RunResult{}, nil
+}
+
+// withExtra is the session's tools and those registered at run time (MCP servers'), which may
+// have to start first: the spinner says so meanwhile.
+func (a *agentRun) withExtra(ctx context.Context) (*tools.Registry, error) {
+	if a.deps.Extra == nil {
+		return a.deps.Tools, nil
+	}
+	ext := a.deps.Extra(ctx, func(label string) { a.emit.state(ctx, events.Spinner, SpinnerPayload{Label: label}) })
+	if len(ext.Tools) == 0 && ext.Resolve == nil {
+		return a.deps.Tools, nil
+	}
+	return a.deps.Tools.Extend(ext)
+}
+
+// plan renders the system prompt and tools for the window, again whenever a lazily described
+// tool loaded its parameters since: the model then sees them (the native path's tools[] gets
+// the real schema, the text path's prompt the signature).
+func (a *agentRun) plan() {
+	loaded := loadedTools(a.modeTools)
+	if a.planned && loaded == a.loaded {
+		return
+	}
+	plan := PlanPrompt(a.prompt, a.modeTools, a.info.NumCtx(a.req.NumCtxCap))
+	a.tools.registry = plan.Tools
+	a.wire, a.wireTokens, a.loaded, a.planned = plan.Wire, wireTokens(plan.Wire), loaded, true
+	a.system = plan.System()
+	a.window.prompt = plan.Input
 }
 
 func (a *agentRun) maxIterations() int {
@@ -249,6 +290,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		a.toolUses += len(calls)
 		batch := a.tools.run(withParent(ctx, a), it, calls)
 		a.wrote = a.wrote || batch.wrote
+		a.plan()
 		times := resultTimes(a.path, batch.feedback)
 		msgs, metas := resultMessages(a.path, batch.feedback)
 		for i, m := range msgs {

@@ -163,6 +163,30 @@ describe('Transcript: a call and its steps', () => {
     expect(group?.actions[0]).toMatchObject({ status: 'success', durationMs: 7, startLine: 1, endLine: 140 })
     expect(group?.actions).toHaveLength(2)
   })
+
+  it("keeps an MCP call's server and its answer, and its approval card", () => {
+    seq = 0
+    const t = new Transcript('s1')
+    const g = 'r1.g1'
+    const card = { id: 'c1', kind: 'mcp', server: 'notes', tool: 'write_note', arguments: '{"name": "a"}' }
+    for (const e of [
+      ev('runStarted', { mode: 'agent', model: 'm', text: 'Note it' }),
+      ev('progressGroupStarted', { groupId: g, iteration: 1, title: 'Using notes' }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0`, tool: 'mcp__notes__write_note', status: 'pending', title: 'Calling write_note', server: 'notes' }),
+      ev('approvalRequested', card),
+    ])
+      t.apply(e)
+    expect(t.turns[0].approvals.map((a) => a.card)).toEqual([card])
+    for (const e of [
+      ev('approvalResolved', { id: 'c1', outcome: 'allowed' }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0`, tool: 'mcp__notes__write_note', status: 'running', title: 'Calling write_note', server: 'notes' }),
+      ev('commandOutput', { actionId: `${g}.0`, chunk: 'wrote a\n' }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0`, tool: 'mcp__notes__write_note', status: 'success', title: 'Called write_note', server: 'notes' }),
+    ])
+      t.apply(e)
+    const group = t.turns[0].items[0].kind === 'group' ? t.turns[0].items[0].group : null
+    expect(group?.actions[0]).toMatchObject({ server: 'notes', status: 'success', output: 'wrote a\n', approval: 'allowed' })
+  })
 })
 
 describe('ChatStore', () => {

@@ -48,6 +48,8 @@ export interface Action {
   problems: Problem[]
   /** The run of the subagent this call started (Transcript.subruns), "" when none. */
   subagent: string
+  /** The MCP server the tool comes from; its answer arrives as output. */
+  server: string
 }
 
 /** An approval still waiting for the person, shown as a card under its action's group. */
@@ -414,6 +416,7 @@ export class Transcript {
       durationMs: p.durationMs ?? 0,
       places: p.places ?? [],
       problems: p.problems ?? [],
+      server: p.server ?? '',
     }
     const a = g.actions.find((x) => x.id === p.actionId)
     if (a) {
