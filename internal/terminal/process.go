@@ -57,8 +57,9 @@ func environ() []string {
 
 // execute runs argv (the shell, or bwrap with the shell) in dir with env, in a session and
 // process group of its own, feeding the combined output to sink from a single goroutine, and
-// returns once the process, its group and the output are all done with.
-func execute(ctx context.Context, argv []string, dir string, env []string, timeout time.Duration, sink func([]byte)) (outcome, error) {
+// returns once the process, its group and the output are all done with. timeUp delivers when
+// its time limit has run out.
+func execute(ctx context.Context, argv []string, dir string, env []string, timeUp <-chan time.Time, sink func([]byte)) (outcome, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return outcome{}, fmt.Errorf("terminal: output pipe: %w", err)
@@ -97,8 +98,6 @@ func execute(ctx context.Context, argv []string, dir string, env []string, timeo
 	}()
 
 	var o outcome
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
 	select {
 	case <-exited:
 		// Processes that closed the pipe may still be on their way out.
@@ -108,7 +107,7 @@ func execute(ctx context.Context, argv []string, dir string, env []string, timeo
 			o.strays = true
 			stopGroup(pgid, stopGrace)
 		}
-	case <-timer.C:
+	case <-timeUp:
 		o.timedOut = true
 		stopGroup(pgid, timeoutGrace)
 	case <-ctx.Done():
