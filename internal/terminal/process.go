@@ -57,9 +57,9 @@ func environ() []string {
 
 // execute runs argv (the shell, or bwrap with the shell) in dir with env, in a session and
 // process group of its own, feeding the combined output to sink from a single goroutine, and
-// returns once the process, its group and the output are all done with. timeUp delivers when
-// its time limit has run out.
-func execute(ctx context.Context, argv []string, dir string, env []string, timeUp <-chan time.Time, sink func([]byte)) (outcome, error) {
+// returns once the process, its group and the output are all done with. startLimit starts its
+// time limit, once it is running, and returns what delivers when the limit has run out.
+func execute(ctx context.Context, argv []string, dir string, env []string, startLimit func() <-chan time.Time, sink func([]byte)) (outcome, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return outcome{}, fmt.Errorf("terminal: output pipe: %w", err)
@@ -98,6 +98,7 @@ func execute(ctx context.Context, argv []string, dir string, env []string, timeU
 	}()
 
 	var o outcome
+	timeUp := startLimit()
 	select {
 	case <-exited:
 		// Processes that closed the pipe may still be on their way out.

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -47,10 +48,10 @@ func timeUpOn(s *Session, marker string) func([]byte) {
 	expired := make(chan time.Time)
 	s.timeUp = func(time.Duration) <-chan time.Time { return expired }
 	var out []byte
+	var once sync.Once
 	return func(chunk []byte) {
-		if out = append(out, chunk...); expired != nil && strings.Contains(string(out), marker) {
-			close(expired)
-			expired = nil
+		if out = append(out, chunk...); strings.Contains(string(out), marker) {
+			once.Do(func() { close(expired) })
 		}
 	}
 }

@@ -139,7 +139,7 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 			opts.Output(bytes.Clone(p))
 		}
 	}
-	o, err := execute(ctx, argv, dir, env, s.timeUp(timeout), sink)
+	o, err := execute(ctx, argv, dir, env, func() <-chan time.Time { return s.timeUp(timeout) }, sink)
 	if err != nil {
 		return res, err
 	}
