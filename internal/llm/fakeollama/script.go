@@ -77,6 +77,9 @@ type Script struct {
 	Library   []Model       `json:"library,omitempty"` // what /api/pull can fetch; anything else fails like an unknown name
 	Turns     []Turn        `json:"turns,omitempty"`   // consumed in order; when empty /api/chat streams "OK"
 	PullDelay time.Duration `json:"-"`                 // between pull progress lines, so a progress bar can be watched
+	// PullHold stops every fresh pull halfway through its model layer until ReleasePulls (or
+	// the client goes away): a test sees a download in progress for as long as it needs.
+	PullHold bool `json:"pullHold,omitempty"`
 }
 
 type turnJSON struct {
