@@ -25,6 +25,7 @@ import (
 	"gantry/internal/events"
 	"gantry/internal/llm"
 	"gantry/internal/lsp"
+	"gantry/internal/mcp"
 	"gantry/internal/store"
 	"gantry/internal/tools"
 	"gantry/internal/trust"
@@ -203,8 +204,13 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 	// The workspace's language servers live as long as the run.
 	code := lsp.NewManager(lsp.Options{Root: root, ToolsDirs: app.ToolsDirs(opts.DataDir), Overrides: settings.LanguageServers})
 	defer code.Close()
+	// So do the MCP servers: the person's, and the project's own file only in a trusted folder.
+	mcpServers := mcp.NewManager(app.MCPOptions(root, func() config.Settings { return settings }, folders,
+		mcp.OpenFailureLog(app.FailureLogPath(opts.DataDir)), version))
+	defer mcpServers.Close()
 	sessionOpts := app.SessionOptionsOf(settings)
 	sessionOpts.Code = code
+	sessionOpts.MCP = mcpServers
 	session, err := agent.NewSessionTools(db, sess.ID, root, gate, sessionOpts)
 	if err != nil {
 		return err

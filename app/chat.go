@@ -48,6 +48,8 @@ type ApprovalDetail struct {
 	// Hunks of the edit for the diff view; their IDs are the ones ApplyHunks (per-hunk accept)
 	// takes. Empty for commands.
 	Hunks []diff.Hunk `json:"hunks"`
+	// Arguments are an MCP tool's arguments, whole (the card's event holds them cut).
+	Arguments string `json:"arguments,omitempty"`
 }
 
 // runShutdownWait bounds how long closing the app waits for stopped runs to record their end.
@@ -65,6 +67,7 @@ type ChatService struct {
 	workspace *WorkspaceService
 	approvals *approval.Manager
 	code      *codeServers
+	mcp       *mcpServers
 	runs      *runs
 	ctx       context.Context
 	// runFailed is called after a run failed, or a message could not start one for want of a
@@ -178,6 +181,7 @@ func (s *ChatService) startRun(sess store.Session, req agent.RunRequest, host *u
 	st := s.settings.Get()
 	opts := SessionOptionsOf(st)
 	opts.Code = s.code.For(sess.WorkspacePath)
+	opts.MCP = s.mcp.For(sess.WorkspacePath)
 	cs, run, ctx, err := s.runs.begin(s.ctx, sess.ID, func(approver *runApprover) (*agent.SessionTools, error) {
 		st, err := agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver, opts)
 		if err != nil {
@@ -349,7 +353,7 @@ func (s *ChatService) Approval(id string) (ApprovalDetail, error) {
 	if !ok {
 		return ApprovalDetail{}, fmt.Errorf("approval %s: %w", id, approval.ErrUnknown)
 	}
-	detail := ApprovalDetail{Card: req.Card, Before: req.Before, After: req.After, Hunks: []diff.Hunk{}}
+	detail := ApprovalDetail{Card: req.Card, Before: req.Before, After: req.After, Hunks: []diff.Hunk{}, Arguments: req.Arguments}
 	if req.Card.Kind == approval.KindEdit {
 		detail.Hunks = diff.Hunks(req.Before, req.After, diff.DefaultContext)
 	}

@@ -51,6 +51,10 @@ func (a *runApprover) ApproveFolderCode(ctx context.Context, f tools.FolderCodeA
 	return a.gate.Load().ApproveFolderCode(ctx, f)
 }
 
+func (a *runApprover) ApproveMCP(ctx context.Context, m tools.MCPApproval) (tools.Decision, error) {
+	return a.gate.Load().ApproveMCP(ctx, m)
+}
+
 func (a *runApprover) FolderTrusted() bool { return a.gate.Load().FolderTrusted() }
 
 // runs tracks the chat sessions and their runs. One run at a time per session.

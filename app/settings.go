@@ -50,6 +50,7 @@ type SettingsService struct {
 	ollama    *OllamaService
 	chat      *ChatService
 	code      *codeServers
+	mcp       *mcpServers
 	workspace *WorkspaceService
 }
 
@@ -88,6 +89,8 @@ func (s *SettingsService) Save(next config.Settings) (SettingsView, error) {
 			return SettingsView{}, fmt.Errorf("there is no tool named %q to turn off", name)
 		}
 	}
+	// MCP servers change through their own methods only: the screen's copy of them may be older.
+	next.MCPServers = s.store.Get().MCPServers
 	if err := s.store.Save(next); err != nil {
 		return SettingsView{}, err
 	}

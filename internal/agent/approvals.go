@@ -45,6 +45,6 @@ func (w callApproval) emit(status string) {
 	v := w.batch.view(c)
 	w.batch.emit.state(w.batch.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: w.batch.groupID, ActionID: w.batch.actionID(w.index), Tool: c.Name, Status: status,
-		Title: v.Running, Path: v.Path, Command: v.Command,
+		Title: v.Running, Path: v.Path, Command: v.Command, Server: v.Server,
 	})
 }

@@ -121,6 +121,8 @@ type ToolActionPayload struct {
 	Places []tools.Place `json:"places,omitempty"`
 	// Problems are errors the file's language server found after the change, that it brought in.
 	Problems []tools.Problem `json:"problems,omitempty"`
+	// Server is the MCP server the tool comes from (tools.CallView.Server).
+	Server string `json:"server,omitempty"`
 }
 
 // TaskListPayload is the session's task list after a change, whole.

@@ -78,9 +78,9 @@ func (e errPromptCut) Error() string {
 // be asked again, or, when this was already the retry or nothing can be made smaller, says why
 // the run must stop.
 func (a *agentRun) handleCut(ctx context.Context, cut PromptCutPayload, retried bool) error {
-	leaner := PlanPrompt(a.promptIn, a.modeTools, a.numCtx/2)
+	leaner := PlanPrompt(a.prompt, a.modeTools, a.numCtx/2)
 	_, old := a.olderTurns(compactAfterCut)
-	cut.Leaner, cut.Compacted = leaner.Tokens < a.plan.Tokens, len(old) > 0
+	cut.Leaner, cut.Compacted = leaner.Tokens < a.level.Tokens, len(old) > 0
 	cut.Retrying = !retried && (cut.Leaner || cut.Compacted)
 	if !cut.Retrying {
 		cut.Leaner, cut.Compacted = false, false
@@ -91,6 +91,7 @@ func (a *agentRun) handleCut(ctx context.Context, cut PromptCutPayload, retried 
 	}
 	a.window.last = 0 // a cut prompt's count says nothing about the next one
 	if cut.Leaner {
+		a.budget = a.numCtx / 2 // a tool loaded later is planned for in as little
 		a.usePlan(leaner)
 	}
 	if cut.Compacted && !a.compact(ctx, cut.Expected, compactAfterCut) {

@@ -45,6 +45,9 @@ type Deps struct {
 	Throttle time.Duration
 	// Density is what the session's runs learnt of the models' tokenizers; nil learns nothing.
 	Density *TokenDensity
+	// Extra are the tools registered at run time (MCP servers'), asked for at each run's start;
+	// status shows what it waits for. Nil: none.
+	Extra func(ctx context.Context, status func(string)) tools.Extension
 }
 
 // Runner runs the agent's loop (SPEC §3).
@@ -115,7 +118,7 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if req.Subagent != nil {
 		scope.SessionID = req.Subagent.SessionID
 	}
-	a := &agentRun{deps: r.deps, req: req, calls: map[string]int{}, emit: &runEmitter{sink: r.deps.Events, scope: scope}}
+	a := &agentRun{deps: r.deps, shared: r.deps, req: req, calls: map[string]int{}, emit: &runEmitter{sink: r.deps.Events, scope: scope}}
 	defer r.deps.Subagents.runEnded()
 	out, err := a.start(ctx)
 	if err == nil && out.Status == "" {
@@ -127,8 +130,11 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 // agentRun is the state of one run.
 type agentRun struct {
 	deps Deps
-	req  RunRequest
-	emit *runEmitter
+	// shared are the Runner's deps as they came, before the run wrapped any for itself (the
+	// model's prompt meter): what a subagent it starts works with.
+	shared Deps
+	req    RunRequest
+	emit   *runEmitter
 
 	path   ToolPath
 	info   llm.ModelInfo
@@ -147,10 +153,18 @@ type agentRun struct {
 	// numCtx is the one num_ctx of the run's every request: another would make Ollama load
 	// the model again.
 	numCtx int
-	// promptIn and modeTools are what the prompt is planned from; plan is the level in use.
-	promptIn  PromptInput
+	// all are the session's tools and the run's extra ones (MCP servers'): a call to one of
+	// them written in the text is a call.
+	all *tools.Registry
+	// prompt is the run's prompt input before PlanPrompt; modeTools the mode's tools, of which
+	// the plan offers all or, in a small window, all but the optional ones. budget is the window
+	// the prompt is planned for (smaller once Ollama cut a prompt), level the plan in use, and
+	// loaded counts the lazily described tools whose parameters it shows.
+	prompt    PromptInput
 	modeTools *tools.Registry
-	plan      PromptPlan
+	budget    int
+	level     PromptPlan
+	loaded    int
 	// answers counts the model's answers so far; each answer's events carry its number.
 	answers  int
 	changed  map[string]bool // files the run changed and has not undone (write validation)
@@ -158,9 +172,15 @@ type agentRun struct {
 	rescued  int             // native-path calls read from text, for RunResult
 }
 
-// known reports whether name is one of the session's tools: a call to it written in the text is
-// a call (and one the mode does not offer gets a clear refusal), any other is prose.
-func (a *agentRun) known(name string) bool { return a.deps.Tools.Knows(name) }
+// known reports whether name is one of the session's tools or the run's extra ones: a call to
+// it written in the text is a call (and one the mode does not offer gets a clear refusal), any
+// other is prose.
+func (a *agentRun) known(name string) bool {
+	if a.all != nil {
+		return a.all.Knows(name)
+	}
+	return a.deps.Tools.Knows(name)
+}
 
 // noteDialects records how an answer's calls were written, for the run's end.
 func (a *agentRun) noteDialects(t answerTurn) {
@@ -216,26 +236,57 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		}
 	}
 
-	registry, err := ModeTools(a.req.Mode, a.deps.Tools)
+	all, err := a.withExtra(ctx)
 	if err != nil {
 		return RunResult{}, err
 	}
-	in := PromptInput{
+	registry, err := ModeTools(a.req.Mode, all)
+	if err != nil {
+		return RunResult{}, err
+	}
+	a.modeTools = registry
+	a.tools = &toolRunner{registry: registry, root: a.req.Workspace, emit: a.emit}
+	a.prompt = PromptInput{
 		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
 		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
-		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
+		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"), Subagent: a.req.Subagent != nil,
 	}
+	a.all = all
 	a.numCtx = a.info.NumCtx(a.req.NumCtxCap)
-	a.promptIn, a.modeTools = in, registry
-	a.tools = &toolRunner{root: a.req.Workspace, emit: a.emit}
-	a.window = newContextWindow(in)
-	a.usePlan(PlanPrompt(in, registry, int(float64(a.numCtx)/a.deps.Density.Of(a.req.Model))))
+	a.budget = int(float64(a.numCtx) / a.deps.Density.Of(a.req.Model))
+	a.window = newContextWindow(a.prompt)
+	a.plan()
 	return RunResult{}, nil
+}
+
+// withExtra is the session's tools and those registered at run time (MCP servers'), which may
+// have to start first: the spinner says so meanwhile.
+func (a *agentRun) withExtra(ctx context.Context) (*tools.Registry, error) {
+	if a.deps.Extra == nil {
+		return a.deps.Tools, nil
+	}
+	ext := a.deps.Extra(ctx, func(label string) { a.emit.state(ctx, events.Spinner, SpinnerPayload{Label: label}) })
+	if len(ext.Tools) == 0 && ext.Resolve == nil {
+		return a.deps.Tools, nil
+	}
+	return a.deps.Tools.Extend(ext)
+}
+
+// plan renders the system prompt and tools for the budget, again whenever a lazily described
+// tool loaded its parameters since: the model then sees them (the native path's tools[] gets
+// the real schema, the text path's prompt the signature).
+func (a *agentRun) plan() {
+	loaded := loadedTools(a.modeTools)
+	if a.level.Tools != nil && loaded == a.loaded {
+		return
+	}
+	a.usePlan(PlanPrompt(a.prompt, a.modeTools, a.budget))
+	a.loaded = loaded
 }
 
 // usePlan makes p the run's prompt level: its tools, tools[] and system prompt.
 func (a *agentRun) usePlan(p PromptPlan) {
-	a.plan = p
+	a.level = p
 	a.tools.registry = p.Tools
 	a.wire, a.wireTokens = p.Wire, wireTokens(p.Wire)
 	a.system = p.System()
@@ -301,6 +352,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		a.toolUses += len(calls)
 		batch := a.tools.run(withParent(ctx, a), a.answers, calls, batchOrigin{Dialects: turn.dialects, Rescued: turn.rescued})
 		a.noteChanges(batch.feedback)
+		a.plan()
 		times := resultTimes(turn.message.ToolCalls, batch.feedback)
 		msgs, metas := resultMessages(turn.message.ToolCalls, batch.feedback)
 		for i, m := range msgs {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"slices"
@@ -29,6 +30,15 @@ type SessionTools struct {
 	opts     SessionOptions
 	agents   *Subagents // nil until EnableSubagents
 	density  TokenDensity
+	mcp      ToolSource
+}
+
+// ToolSource adds tools that come and go while the app runs to each run: the person's MCP
+// servers (*mcp.Manager).
+type ToolSource interface {
+	// RunTools are the tools to offer in a run, calling through approver. It may start servers
+	// first and wait for them (ctx is the run's); status hears what it waits for.
+	RunTools(ctx context.Context, approver tools.Approver, status func(string)) tools.Extension
 }
 
 // SessionOptions are the settings that shape a session's tools. The zero value is the built-in
@@ -39,6 +49,7 @@ type SessionOptions struct {
 	TerminalTimeout time.Duration     // for a command that asks for none; 0: the terminal's default
 	Sandbox         terminal.Sandbox  // how commands are confined; the zero value runs them as the user
 	Code            tools.CodeIntel   // the workspace's language servers; nil: none
+	MCP             ToolSource        // the MCP servers' tools; nil: none
 }
 
 // NewSessionTools wires the built-in tools of session sessionID over root, asking approver
@@ -72,6 +83,7 @@ func (s *SessionTools) Apply(opts SessionOptions) {
 	s.terminal.SetSandbox(opts.Sandbox)
 	opts.DisabledTools = slices.Clone(opts.DisabledTools)
 	s.opts = opts
+	s.mcp = opts.MCP
 }
 
 // options are the session's settings, for its subagents' tools.
@@ -95,7 +107,13 @@ func (s *SessionTools) Runner(model ChatModel, sink EventSink) *Runner {
 	if len(s.opts.DisabledTools) > 0 {
 		reg = reg.Without(s.opts.DisabledTools)
 	}
-	return NewRunner(Deps{LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints, Subagents: s.agents, Density: &s.density})
+	deps := Deps{LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints, Subagents: s.agents, Density: &s.density}
+	if src := s.mcp; src != nil {
+		deps.Extra = func(ctx context.Context, status func(string)) tools.Extension {
+			return src.RunTools(ctx, s.env.Approver, status)
+		}
+	}
+	return NewRunner(deps)
 }
 
 // SessionTitle names a new session after the first line of its first message.

@@ -33,6 +33,7 @@ type Subagents struct {
 	tasks   map[string]*backgroundTask // running background tasks, by id
 	ended   chan struct{}              // closed and replaced whenever a task ends
 	pending []Notice                   // ended background tasks the parent's model was not told of yet
+	wakers  int                        // how many of them should start a run to be told
 	active  bool                       // a run of the session is going on
 	waking  bool                       // Idle was asked to start one
 	closed  bool
@@ -98,7 +99,7 @@ type parentKey struct{}
 type actionKey struct{}
 
 func withParent(ctx context.Context, a *agentRun) context.Context {
-	return context.WithValue(ctx, parentKey{}, parentRun{deps: a.deps, req: a.req})
+	return context.WithValue(ctx, parentKey{}, parentRun{deps: a.shared, req: a.req})
 }
 
 // withAction marks a call's context with its line's id, so a subagent it starts is shown there.
@@ -277,7 +278,8 @@ func (s *Subagents) finish(task *backgroundTask, out RunResult, emit *runEmitter
 	// The notice is stored before the task counts as ended: whoever waits for the tasks (Close,
 	// gantry run) finds every notice recorded.
 	emit.state(context.Background(), events.TaskNotification, n)
-	s.deliver(n)
+	// A task the person cancelled does not start a turn to say so; the next run hands it on.
+	s.deliver(n, !task.cancelled)
 	s.mu.Lock()
 	delete(s.tasks, task.id)
 	close(s.ended)
@@ -286,15 +288,18 @@ func (s *Subagents) finish(task *backgroundTask, out RunResult, emit *runEmitter
 }
 
 // deliver queues n for the parent's model: the run going on takes it before its next model
-// call; otherwise Idle is asked to start one, which takes it when it starts.
-func (s *Subagents) deliver(n Notice) {
+// call; otherwise, when wake, Idle is asked to start one, which takes it when it starts.
+func (s *Subagents) deliver(n Notice, wake bool) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		return
 	}
 	s.pending = append(s.pending, n)
-	wake := !s.active && !s.waking && s.deleg.Idle != nil
+	if wake {
+		s.wakers++
+	}
+	wake = wake && !s.active && !s.waking && s.deleg.Idle != nil
 	s.waking = s.waking || wake
 	s.mu.Unlock()
 	if wake {
@@ -335,7 +340,7 @@ func (s *Subagents) take() []Notice {
 
 func (s *Subagents) takeLocked() []Notice {
 	out := s.pending
-	s.pending = nil
+	s.pending, s.wakers = nil, 0
 	return out
 }
 
@@ -346,7 +351,7 @@ func (s *Subagents) runEnded() {
 	}
 	s.mu.Lock()
 	s.active = false
-	wake := len(s.pending) > 0 && !s.closed && !s.waking && s.deleg.Idle != nil
+	wake := s.wakers > 0 && !s.closed && !s.waking && s.deleg.Idle != nil
 	s.waking = s.waking || wake
 	s.mu.Unlock()
 	if wake {
@@ -373,11 +378,11 @@ func (s *Subagents) RunningIDs() []string {
 	return ids
 }
 
-// Pending reports whether notices wait for a run of the parent.
+// Pending reports whether notices wait for a run of the parent to start for them.
 func (s *Subagents) Pending() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.pending) > 0
+	return s.wakers > 0
 }
 
 // ErrNoTask is the error for a background task that is not running (it ended, or never was).
@@ -410,7 +415,7 @@ func (s *Subagents) Close(wait time.Duration) bool {
 	defer cancel()
 	ended := s.Wait(ctx) == nil
 	s.mu.Lock()
-	s.pending = nil
+	s.pending, s.wakers = nil, 0
 	s.mu.Unlock()
 	return ended
 }

@@ -91,7 +91,7 @@ func (b *batchEvents) Started(i int, c tools.Call) {
 	v := b.view(c)
 	b.emit.state(b.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: c.Name, Status: ActionRunning,
-		Title: v.Running, Path: v.Path, Command: v.Command,
+		Title: v.Running, Path: v.Path, Command: v.Command, Server: v.Server,
 	})
 }
 
@@ -103,7 +103,7 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 	v := b.view(r.Call)
 	p := ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: r.Call.Name, Status: ActionSuccess,
-		Title: v.Done, Path: v.Path, Command: v.Command,
+		Title: v.Done, Path: v.Path, Command: v.Command, Server: v.Server,
 		DurationMs: r.Finished.Sub(r.Started).Milliseconds(),
 	}
 	// The row says what the result's meta says: the file and lines it read or changed, the

@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -160,6 +161,50 @@ func (g *Gate) ApproveEdit(ctx context.Context, e tools.EditApproval) (tools.Dec
 		return tools.Decision{Message: fmt.Sprintf("Writing %s needs your approval, and nobody can give it in this run; run again with --yes to allow it.", e.Path), NotAsked: true}, nil
 	}
 	return g.ask(ctx, req)
+}
+
+// ApproveMCP allows an MCP server's tool in full mode, when a rule covers it, and in the
+// default mode when its annotations say it changes nothing; everything else asks, showing the
+// server, the tool and the arguments.
+func (g *Gate) ApproveMCP(ctx context.Context, m tools.MCPApproval) (tools.Decision, error) {
+	whole, card, cut := mcpArguments(m.Arguments)
+	req := Request{
+		Card: Card{
+			Kind: KindMCP, Server: m.Server, ServerSource: m.Source, Tool: m.Tool, ToolTitle: m.Title,
+			ToolSummary: m.Summary, Arguments: card, ArgumentsCut: cut, ReadOnlyHint: m.ReadOnly,
+		},
+		Arguments: whole,
+		Scope:     g.opts.Scope, Workspace: g.opts.Workspace,
+	}
+	p := g.m.currentPolicy()
+	defaultMode := p.Mode == ModeDefault || p.Mode == ""
+	if p.Mode == ModeFull || (defaultMode && m.ReadOnly) || g.ruleAllows(req) {
+		return tools.Decision{Allowed: true, AutoApproved: true}, nil
+	}
+	if g.opts.Unattended {
+		return tools.Decision{Message: fmt.Sprintf("Using %s of the MCP server %s needs your approval, and nobody can give it in this run; run again with --yes to allow it.", m.Tool, m.Server), NotAsked: true}, nil
+	}
+	return g.ask(ctx, req)
+}
+
+// mcpCardArguments bounds the arguments an approval card carries in its event; the card
+// fetches the whole of them with the approval.
+const mcpCardArguments = 4000
+
+// mcpArguments renders arguments as indented JSON, whole and cut for the card.
+func mcpArguments(args map[string]any) (whole, card string, cut bool) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	b, err := json.MarshalIndent(args, "", "  ")
+	if err != nil {
+		b = []byte(fmt.Sprint(args))
+	}
+	whole = string(b)
+	if r := []rune(whole); len(r) > mcpCardArguments {
+		return whole, string(r[:mcpCardArguments]) + "…", true
+	}
+	return whole, whole, false
 }
 
 // ApproveFolderCode runs a program the folder supplies that a tool would run itself (a checker)

@@ -58,6 +58,10 @@ type Settings struct {
 	// LanguageServers are programs the person chose instead of the ones Gantry finds, by
 	// language ("go", "typescript", "python", "c", "rust"); absolute paths.
 	LanguageServers map[string]string `json:"languageServers,omitempty"`
+	// MCPServers are the person's MCP servers, {"name": {"command": …} | {"url": …}}, as other
+	// clients write them. Kept as written: internal/mcp reads each entry on its own, so a broken
+	// one is reported in Settings and never costs the rest of the settings.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // FileRule is one sensitive-file rule as settings.json keeps it (safety.FileRule with words

@@ -18,6 +18,10 @@ const (
 	// LanguageServers says a language server of the open workspace started or stopped (payload
 	// app.LanguageServerPayload): Settings → Code intelligence reads the statuses again.
 	LanguageServers Type = "languageServers"
+	// MCPServers says an MCP server of the open workspace started, stopped or listed new tools,
+	// or a tool's first call registered its parameters (payload mcp.Event): Settings → Tools
+	// reads the servers again.
+	MCPServers Type = "mcpServers"
 
 	// The agent's run (payloads in internal/agent/events.go). A run is RunStarted, then per
 	// answer AssistantText/Thinking deltas, ThinkingDone and Spinner, then per batch of tool
@@ -66,7 +70,7 @@ const (
 
 // All lists every event type, for the mirror test.
 var All = []Type{
-	OllamaStatus, ModelPull, RecentChanged, WorkspaceChanged, LanguageServers,
+	OllamaStatus, ModelPull, RecentChanged, WorkspaceChanged, LanguageServers, MCPServers,
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,

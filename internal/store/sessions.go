@@ -47,7 +47,7 @@ func (db *DB) CreateSession(ctx context.Context, s Session) (Session, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return Session{}, fmt.Errorf("creating session id: %w", err)
 	}
-	now := time.Now().UnixMilli()
+	now := db.now().UnixMilli()
 	s.ID = hex.EncodeToString(b[:])
 	s.CreatedAt, s.UpdatedAt = time.UnixMilli(now), time.UnixMilli(now)
 	_, err := db.sql.ExecContext(ctx, `
@@ -110,14 +110,14 @@ func (db *DB) ListSessions(ctx context.Context, workspacePath string) ([]Session
 // RenameSession sets a session's title.
 func (db *DB) RenameSession(ctx context.Context, id, title string) error {
 	return db.updateSession(ctx, id, "renaming", `UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?`,
-		title, time.Now().UnixMilli(), id)
+		title, db.now().UnixMilli(), id)
 }
 
 // TouchSession records a new message in a session: it moves to the top of its list, and the
 // list shows the mode and model that message used (a chat can switch both as it goes).
 func (db *DB) TouchSession(ctx context.Context, id, mode, model string) error {
 	return db.updateSession(ctx, id, "touching", `UPDATE sessions SET updated_at = ?, mode = ?, model = ? WHERE id = ?`,
-		time.Now().UnixMilli(), mode, model, id)
+		db.now().UnixMilli(), mode, model, id)
 }
 
 func (db *DB) updateSession(ctx context.Context, id, verb, query string, args ...any) error {

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -18,11 +17,11 @@ func createSession(t *testing.T, db *DB, workspace string) Session {
 func TestSessionsCreateGetListRenameTouch(t *testing.T) {
 	t.Parallel()
 	db, _ := openTest(t)
+	tickingClock(db)
 	ctx := context.Background()
 
 	a := createSession(t, db, "/ws")
 	require.Len(t, a.ID, 32)
-	time.Sleep(2 * time.Millisecond)
 	b := createSession(t, db, "/ws")
 	createSession(t, db, "/other")
 
@@ -34,7 +33,6 @@ func TestSessionsCreateGetListRenameTouch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{b.ID, a.ID}, sessionIDs(list), "newest first, other workspaces left out")
 
-	time.Sleep(2 * time.Millisecond)
 	require.NoError(t, db.TouchSession(ctx, a.ID, "plan", "llama3.2:3b"))
 	list, err = db.ListSessions(ctx, "/ws")
 	require.NoError(t, err)

@@ -10,6 +10,8 @@ import type {
   DirListing,
   FileContent,
   FileDiff,
+  MCPFailure,
+  MCPView,
   ModelDetail,
   OllamaStatus,
   PullState,
@@ -85,6 +87,21 @@ export const settings = {
   codeIntelligence: () => call<CodeIntelligenceView>('SettingsService', 'CodeIntelligence'),
   /** Uses program for a language's server ("" goes back to the one Gantry finds). */
   setLanguageServer: (id: string, program: string) => call<CodeIntelligenceView>('SettingsService', 'SetLanguageServer', id, program),
+  /** The MCP servers and where each stands for the open project; starts those never started. */
+  mcp: () => call<MCPView>('SettingsService', 'MCP'),
+  /** Adds servers from pasted JSON (any shape READMEs show). */
+  addMcpServers: (text: string) => call<MCPView>('SettingsService', 'AddMCPServers', text),
+  /** Replaces one of the person's servers with pasted JSON (which may rename it). */
+  saveMcpServer: (name: string, text: string) => call<MCPView>('SettingsService', 'SaveMCPServer', name, text),
+  removeMcpServer: (name: string) => call<MCPView>('SettingsService', 'RemoveMCPServer', name),
+  setMcpServerEnabled: (name: string, source: string, on: boolean) =>
+    call<MCPView>('SettingsService', 'SetMCPServerEnabled', name, source, on),
+  setMcpToolEnabled: (server: string, source: string, tool: string, on: boolean) =>
+    call<MCPView>('SettingsService', 'SetMCPToolEnabled', server, source, tool, on),
+  restartMcpServer: (name: string) => call<MCPView>('SettingsService', 'RestartMCPServer', name),
+  /** MCP calls that failed for good, newest first. */
+  mcpFailures: () => call<MCPFailure[]>('SettingsService', 'MCPFailures'),
+  clearMcpFailures: () => call<MCPFailure[]>('SettingsService', 'ClearMCPFailures'),
 }
 
 export const app = {

@@ -10,6 +10,8 @@ export const EventType = {
   WorkspaceChanged: "workspaceChanged",
   // A language server started or stopped; payload app.LanguageServerPayload.
   LanguageServers: "languageServers",
+  // An MCP server started, stopped or changed its tools; payload mcp.Event.
+  MCPServers: "mcpServers",
   // The agent's run; payloads in internal/agent/events.go.
   RunStarted: "runStarted",
   AssistantText: "assistantText",
@@ -142,6 +144,8 @@ export interface ToolActionPayload {
   places?: Place[]
   /** Errors the file's language server found that the change brought in. */
   problems?: Problem[]
+  /** The MCP server the tool comes from; its output shows like a command's. */
+  server?: string
 }
 
 /** tools.Place */
@@ -251,7 +255,7 @@ export interface PromptCutPayload {
 /** approval.Card: the approvalRequested payload. */
 export interface ApprovalCard {
   id: string
-  kind: 'command' | 'edit'
+  kind: 'command' | 'edit' | 'mcp'
   command?: string
   cwd?: string
   severity?: 'none' | 'medium' | 'high' | 'critical'
@@ -264,6 +268,20 @@ export interface ApprovalCard {
   existed?: boolean
   sensitive?: boolean
   rule?: string
+  /** The subagent that asks (its brief, shortened); absent for the run itself. */
+  subagent?: string
+  /** An MCP tool: its server, where the server is configured, the tool (the server's name),
+   * its title and summary (the server's own words), the arguments as indented JSON. */
+  server?: string
+  serverSource?: 'settings' | 'project'
+  tool?: string
+  toolTitle?: string
+  toolSummary?: string
+  arguments?: string
+  /** The arguments were cut for the card; the approval holds them whole. */
+  argumentsCut?: boolean
+  /** The server says the tool changes nothing. */
+  readOnlyHint?: boolean
 }
 
 /** approval.ResolvedPayload */
@@ -340,10 +358,20 @@ export interface LanguageServerPayload {
   state: string
 }
 
+/** mcp.Event: a server's state or tools changed, or a tool's first call registered its parameters. */
+export interface MCPServersPayload {
+  server: string
+  state?: string
+  tools?: number
+  toolsChanged?: boolean
+  registered?: string
+}
+
 export interface EventPayloads {
   ollamaStatus: OllamaStatus
   modelPull: PullState
   languageServers: LanguageServerPayload
+  mcpServers: MCPServersPayload
   recentChanged: Record<string, never>
   workspaceChanged: WorkspaceChangedPayload
   runStarted: RunStartedPayload

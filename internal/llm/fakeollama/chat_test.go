@@ -348,7 +348,7 @@ func TestChatDelays(t *testing.T) {
 	start = time.Now()
 	_, err = chat(t, ctx, srv, req)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Less(t, time.Since(start), 5*time.Second)
+	require.Less(t, time.Since(start), time.Minute, "the delay ended with the client's context")
 }
 
 // A held turn answers once the test releases it, and not before.

@@ -96,6 +96,9 @@ type Script struct {
 	// HoldLoads holds every model load until the test releases this name (Server.Release),
 	// so that it can watch the wait for a model to load; "" loads at once.
 	HoldLoads string `json:"holdLoads,omitempty"`
+	// PullHold stops every fresh pull halfway through its model layer until ReleasePulls (or
+	// the client goes away): a test sees a download in progress for as long as it needs.
+	PullHold bool `json:"pullHold,omitempty"`
 }
 
 type turnJSON struct {

@@ -10,6 +10,7 @@
 //	POST /_fake/reset                       back to the script given to New, requests forgotten
 //	POST /_fake/release   body: {"name": …} let the turns and loads held on that name go on (Turn.Hold, Script.HoldLoads)
 //	GET  /_fake/loads     → []Load, every model load so far (model and num_ctx), oldest first
+//	POST /_fake/pulls/release               let pulls held by Script.PullHold finish
 //
 // "Ollama went away and came back": SetDown(true) closes the listener and every open connection
 // (clients get connection refused), SetDown(false) listens again on the same port. Out of process,
@@ -43,6 +44,7 @@ type Server struct {
 	gates       map[string]chan struct{} // Turn.Hold names, closed once released (hold.go)
 	held        map[string]int           // chats waiting on each
 	heldChanged chan struct{}            // closed when a count in held changes
+	pullGate    chan struct{}            // with Script.PullHold: closed by ReleasePulls
 	addr        string                   // kept across SetDown so the server comes back on the same port
 	httpSrv     *http.Server
 	ln          net.Listener
@@ -50,7 +52,8 @@ type Server struct {
 
 // New returns a Server that is not listening yet; see Start, or NewTest for tests.
 func New(s Script) *Server {
-	srv := &Server{initial: s.clone(), script: s.clone(), resident: map[string]*resident{}}
+	srv := &Server{resident: map[string]*resident{}}
+	srv.setScriptLocked(s)
 	srv.routes = map[string]map[string]http.HandlerFunc{
 		"/":               {http.MethodGet: srv.handleRoot, http.MethodHead: srv.handleRoot},
 		"/api/version":    {http.MethodGet: srv.handleVersion, http.MethodHead: srv.handleVersion},
@@ -66,6 +69,10 @@ func New(s Script) *Server {
 		"/_fake/reset":    {http.MethodPost: srv.handleReset},
 		"/_fake/release":  {http.MethodPost: srv.handleRelease},
 		"/_fake/loads":    {http.MethodGet: srv.handleLoads},
+		"/_fake/pulls/release": {http.MethodPost: func(w http.ResponseWriter, _ *http.Request) {
+			srv.ReleasePulls()
+			w.WriteHeader(http.StatusNoContent)
+		}},
 	}
 	return srv
 }
@@ -161,6 +168,31 @@ func (s *Server) SetScript(sc Script) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script = sc.clone()
+	s.holdPullsLocked(sc.PullHold)
+}
+
+// setScriptLocked makes sc the script, initial and live.
+func (s *Server) setScriptLocked(sc Script) {
+	s.initial, s.script = sc.clone(), sc.clone()
+	s.holdPullsLocked(sc.PullHold)
+}
+
+func (s *Server) holdPullsLocked(hold bool) {
+	s.pullGate = nil
+	if hold {
+		s.pullGate = make(chan struct{})
+	}
+}
+
+// ReleasePulls lets the pulls held by Script.PullHold finish, and those started later run
+// through.
+func (s *Server) ReleasePulls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pullGate != nil {
+		close(s.pullGate)
+		s.pullGate = nil
+	}
 }
 
 // Reset restores the script given to New, forgets recorded requests and loads, and empties
@@ -168,7 +200,7 @@ func (s *Server) SetScript(sc Script) {
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.script = s.initial.clone()
+	s.setScriptLocked(s.initial)
 	s.requests = nil
 	s.resident = map[string]*resident{}
 	s.loads = nil
