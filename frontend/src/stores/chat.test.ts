@@ -490,6 +490,10 @@ describe('Transcript: subagents and background tasks', () => {
     const spawn = parent.items[0].kind === 'group' ? parent.items[0].group.actions[0] : null
     expect(spawn?.subagent).toBe('c1')
     expect(t.subruns.c1.items).toHaveLength(1)
+    // Its waits for the model are its own.
+    t.apply(sub('c1', 'modelWaiting', { phase: 'loading', model: 'qwen3:8b' }))
+    expect(t.subruns.c1.waiting?.phase).toBe('loading')
+    expect(parent.waiting).toBeNull()
     expect(parent.approvals.map((a) => [a.card.id, a.groupId, a.actionId])).toEqual([['ap1', 'g1', 'g1.0']])
 
     t.apply(sub('c1', 'approvalResolved', { id: 'ap1', outcome: 'allowed' }))
