@@ -259,6 +259,11 @@ func (a *agentRun) summarise(ctx context.Context, old []api.Message) (string, er
 	for i := len(parts) - 1; i >= 0; i-- {
 		b.WriteString(parts[i] + "\n\n")
 	}
+	release, err := a.takeModel(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	// The run's num_ctx, so that Ollama does not reload the model for this call.
 	resp, err := a.deps.LLM.Chat(ctx, llm.ChatRequest{
 		Model: a.req.Model, NumCtx: a.numCtx, NumPredict: compactSummaryTokens,

@@ -48,6 +48,9 @@ type Deps struct {
 	// Extra are the tools registered at run time (MCP servers'), asked for at each run's start;
 	// status shows what it waits for. Nil: none.
 	Extra func(ctx context.Context, status func(string)) tools.Extension
+	// Queue lines up the model requests of every run sharing the Ollama server; nil sends each
+	// at once.
+	Queue *ModelQueue
 }
 
 // Runner runs the agent's loop (SPEC §3).
@@ -412,9 +415,15 @@ func (a *agentRun) askWindowed(ctx context.Context) (answer, error) {
 	}
 }
 
-// ask streams one answer into the UI, after saying what the wait for it is for, and reports
-// how much of the window it used. expected is the request's estimated size in tokens.
+// ask streams one answer into the UI, after waiting for the run's turn at the model and saying
+// what the wait for it is for, and reports how much of the window it used. expected is the
+// request's estimated size in tokens.
 func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, wire api.Tools, expected int) (answer, error) {
+	release, err := a.takeModel(ctx)
+	if err != nil {
+		return answer{}, err
+	}
+	defer release()
 	if err := a.awaitModel(ctx, expected); err != nil {
 		return answer{}, err
 	}

@@ -167,7 +167,7 @@ func (s *Subagents) prepare(ctx context.Context, parent parentRun, sp tools.Spaw
 	}
 	deps := Deps{
 		LLM: parent.deps.LLM, Events: parent.deps.Events, Messages: s.db, Now: parent.deps.Now,
-		Throttle: parent.deps.Throttle, Density: parent.deps.Density,
+		Throttle: parent.deps.Throttle, Density: parent.deps.Density, Queue: parent.deps.Queue,
 	}
 	if mode == ModeAgent {
 		cps := checkpoint.New(s.db, sess.ID)

@@ -16,6 +16,7 @@ import (
 
 // The phases of ModelWaitingPayload.
 const (
+	WaitQueued  = "queued"  // another task is using the model: the request waits in line (queue.go)
 	WaitLoading = "loading" // Ollama is loading the model into memory
 	WaitPrefill = "prefill" // the model is reading the prompt
 	WaitNone    = ""        // the answer is arriving
