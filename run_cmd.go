@@ -211,6 +211,8 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 	sessionOpts := app.SessionOptionsOf(settings)
 	sessionOpts.Code = code
 	sessionOpts.MCP = mcpServers
+	// The run and its background subagents take turns at the model, as in the app.
+	sessionOpts.Queue = agent.NewModelQueue(settings.ModelRequests)
 	session, err := agent.NewSessionTools(db, sess.ID, root, gate, sessionOpts)
 	if err != nil {
 		return err
