@@ -1,6 +1,6 @@
-// The model's side of a run, in the browser against the fake Ollama: the waits named (the model
-// loading, the prompt being read), the context meter from Ollama's counts, a prompt Ollama cut,
-// and the picker's tool check.
+// The model's side of a run, in the browser against the fake Ollama: the waits named (in line
+// behind another chat, the model loading, the prompt being read), the context meter from
+// Ollama's counts, a prompt Ollama cut, and the picker's tool check.
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -81,6 +81,34 @@ for (const scheme of ['light', 'dark'] as const) {
     expect(errors).toEqual([])
   })
 }
+
+test('a chat waits in line while another uses the model, and says so', async () => {
+  await setScript(fake, {
+    turns: [
+      { when: 'Summarise the README', hold: 'first', chunks: [{ content: 'A one-line title. [TASK_COMPLETE]' }] },
+      { when: 'List the files', chunks: [{ content: 'Only the README. [TASK_COMPLETE]' }] },
+    ],
+  })
+  ;({ page, errors } = await openPage(gantry.url))
+  await openProject(page, makeProject())
+  await sendTask(page, 'Summarise the README')
+  // Its request is with the model (held there: the model reading the prompt).
+  await see(page.getByTestId('run-status')).toHaveAttribute('data-waiting', 'prefill')
+
+  await page.getByRole('tab', { name: 'Chats' }).click()
+  await page.getByRole('button', { name: 'New chat' }).click()
+  await see(page.getByTestId('run-status')).toHaveCount(0)
+  await sendTask(page, 'List the files')
+  const status = page.getByTestId('run-status')
+  await see(status).toHaveAttribute('data-waiting', 'queued')
+  await see(status).toContainText('Waiting for the model: another task is using it…')
+  await shots('model-queued')
+
+  await release(fake, 'first')
+  await see(page.getByTestId('run-status')).toHaveAttribute('data-status', 'done')
+  await see(page.getByText('Only the README.')).toBeVisible()
+  expect(errors).toEqual([])
+})
 
 test('the picker shows a model that writes its calls as text, and its runs read them from the text', async () => {
   const mistral = {

@@ -216,8 +216,9 @@ export interface ContextCompactedPayload {
 
 /** agent.ModelWaitingPayload: what the wait before an answer's first token is for. */
 export interface ModelWaitingPayload {
-  /** The model loading, the prompt being read, or "" once the answer arrives. */
-  phase: 'loading' | 'prefill' | ''
+  /** Waiting in line while another task uses the model, the model loading, the prompt being
+   * read, or "" once the answer arrives. */
+  phase: 'queued' | 'loading' | 'prefill' | ''
   model: string
   /** The prompt's expected size while it is read. */
   promptTokens?: number

@@ -4,7 +4,8 @@ import { promptCutText, shortTokens, tokens, toolCheckLabel, usageShare, usageTi
 const usage = { iteration: 1, model: 'qwen3:8b', promptTokens: 6000, answerTokens: 213, window: 32768, loadMs: 0, promptMs: 900, answerMs: 4000 }
 
 describe('waitingText', () => {
-  it('names the model loading, then the prompt being read, then nothing', () => {
+  it('names the wait in line, the model loading, then the prompt being read, then nothing', () => {
+    expect(waitingText({ phase: 'queued', model: 'qwen3:8b' })).toBe('Waiting for the model: another task is using it…')
     expect(waitingText({ phase: 'loading', model: 'qwen3:8b' })).toBe('Loading qwen3:8b…')
     expect(waitingText({ phase: 'prefill', model: 'qwen3:8b', promptTokens: 6200 })).toBe('Reading the prompt (6,200 tokens)…')
     expect(waitingText({ phase: 'prefill', model: 'qwen3:8b' })).toBe('Reading the prompt…')

@@ -19,9 +19,13 @@ export function shortTokens(n: number): string {
   return `${Math.round(k)}k`
 }
 
-/** "Loading qwen3:8b…", "Reading the prompt (6,200 tokens)…", or "" once the answer arrives. */
+/**
+ * "Waiting for the model: another task is using it…", "Loading qwen3:8b…", "Reading the prompt
+ * (6,200 tokens)…", or "" once the answer arrives.
+ */
 export function waitingText(w: ModelWaitingPayload | null): string {
   if (!w) return ''
+  if (w.phase === 'queued') return 'Waiting for the model: another task is using it…'
   if (w.phase === 'loading') return `Loading ${w.model}…`
   if (w.phase === 'prefill') return w.promptTokens ? `Reading the prompt (${tokens(w.promptTokens)} tokens)…` : 'Reading the prompt…'
   return ''

@@ -86,6 +86,8 @@ export interface Settings {
   numCtxCap: number
   /** Bounds the model calls of one run; 0 = the mode's own limit. */
   maxIterations: number
+  /** Model requests sent to Ollama at once, all sessions and subagents together; 0 = one. */
+  modelRequests: number
   /** In the default mode, write sensitive files (per fileRules) without asking too. */
   autoApproveSensitiveEdits: boolean
   /** Sensitive-file rules, last match wins; null = the built-in list (SettingsView.defaultFileRules). */

@@ -79,11 +79,13 @@ describe('Transcript', () => {
     ])
   })
 
-  it('follows the wait before an answer, the counts after it and a cut prompt', () => {
+  it('follows the waits before an answer (in line, loading, reading), the counts after it and a cut prompt', () => {
     const t = new Transcript('s1')
     seq = 0
     t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:8b', text: 'Look', toolPath: 'native' }))
     const turn = () => t.turns[0]
+    t.apply(ev('modelWaiting', { phase: 'queued', model: 'qwen3:8b' }))
+    expect(turn().waiting).toEqual({ phase: 'queued', model: 'qwen3:8b' })
     t.apply(ev('modelWaiting', { phase: 'loading', model: 'qwen3:8b' }))
     expect(turn().waiting).toEqual({ phase: 'loading', model: 'qwen3:8b' })
     t.apply(ev('modelWaiting', { phase: 'prefill', model: 'qwen3:8b', promptTokens: 6200 }))
