@@ -243,7 +243,8 @@ func recentTurnsStart(msgs []api.Message, budget int) int {
 }
 
 // summarise asks the model, without tools, to summarise the older turns, sent as one clipped
-// transcript so that the request fits whatever the turns held.
+// transcript so that the request fits whatever the turns held. The caller has the run's turn at
+// the model (nextAnswer).
 func (a *agentRun) summarise(ctx context.Context, old []api.Message) (string, error) {
 	budget := int(compactInput * float64(a.numCtx))
 	var parts []string
@@ -259,11 +260,6 @@ func (a *agentRun) summarise(ctx context.Context, old []api.Message) (string, er
 	for i := len(parts) - 1; i >= 0; i-- {
 		b.WriteString(parts[i] + "\n\n")
 	}
-	release, err := a.takeModel(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer release()
 	// The run's num_ctx, so that Ollama does not reload the model for this call.
 	resp, err := a.deps.LLM.Chat(ctx, llm.ChatRequest{
 		Model: a.req.Model, NumCtx: a.numCtx, NumPredict: compactSummaryTokens,

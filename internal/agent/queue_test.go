@@ -2,9 +2,12 @@ package agent
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -402,4 +405,64 @@ func TestABackgroundSubagentWaitsInLineWithItsParent(t *testing.T) {
 	n := payload[Notice](t, tasks.next(t, events.TaskNotification))
 	require.Equal(t, StatusDone, n.Status)
 	require.Zero(t, q.Waiting())
+}
+
+// A notice that arrives while the parent waits in line reaches the model with the parent's
+// next request: what the model is told is as of its turn, not of when it began to wait.
+func TestANoticeThatCameWhileQueuedGoesWithTheNextRequest(t *testing.T) {
+	t.Parallel()
+	brief := "Count the functions in main.go"
+	f := newSubFixture(t, []fakeollama.Turn{
+		// The parent starts the task, then waits in a command for the test's word: by then the
+		// task has the model.
+		{When: parentTask, Chunks: []fakeollama.Chunk{
+			spawnCall(brief, "", true),
+			call("run_terminal_command", map[string]any{"command": "cat go.fifo"}),
+		}},
+		{When: brief, Hold: "sub", Chunks: []fakeollama.Chunk{{Content: "One function. [TASK_COMPLETE]"}}},
+		{When: parentTask, Chunks: []fakeollama.Chunk{{Content: "The count is in: one. [TASK_COMPLETE]"}}},
+	}, nil)
+	q := NewModelQueue(1)
+	f.st.Apply(SessionOptions{Queue: q})
+	w := newWaitWatch(f.emitter)
+	f.sink = w
+	fifo := filepath.Join(f.root, "go.fifo")
+	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+
+	done := make(chan RunResult, 1)
+	go func() { done <- f.run(context.Background(), ModeAgent, "run-1", parentTask) }()
+	waitHeld(t, f.fake, "sub")
+	// Another task gets in line first, so that the model is taken until the notice is out.
+	inLine, turn := make(chan struct{}), make(chan func(), 1)
+	go func() {
+		release, err := q.Acquire(context.Background(), func() { close(inLine) })
+		if err != nil {
+			t.Error(err)
+			release = func() {}
+		}
+		turn <- release
+	}()
+	<-inLine
+	word, err := os.OpenFile(fifo, os.O_WRONLY, 0) // opens once the command reads
+	require.NoError(t, err)
+	_, err = word.WriteString("go\n")
+	require.NoError(t, err)
+	require.NoError(t, word.Close())
+	w.waitTimes(t, "run-1", WaitQueued, 1)
+	f.fake.Release("sub")
+	other := <-turn
+	// The task ends, its notice for the parent, while the parent waits in line.
+	ctx, cancel := context.WithTimeout(context.Background(), queueWait)
+	defer cancel()
+	require.NoError(t, f.agents.Wait(ctx))
+	other()
+
+	res := result(t, done)
+	require.Equal(t, StatusDone, res.Status, res.Message)
+	require.Equal(t, "The count is in: one.", res.Message, "no turn of its own was needed")
+	reqs := f.fake.Requests()
+	require.Len(t, reqs, 3)
+	last := reqs[2].Messages[len(reqs[2].Messages)-1]
+	require.Contains(t, last.Content, "<task-notification>")
+	require.Contains(t, last.Content, "One function.")
 }

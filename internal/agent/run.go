@@ -310,13 +310,11 @@ func (a *agentRun) maxIterations() int {
 func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 	n := a.maxIterations()
 	for it := 1; it <= n; it++ {
-		if err := a.noteStaleFiles(ctx); err != nil {
-			return RunResult{}, err
+		ans, err := a.nextAnswer(ctx)
+		var machine errMachine
+		if errors.As(err, &machine) {
+			return RunResult{}, machine.error
 		}
-		if err := a.addNotices(ctx, a.deps.Subagents.take()); err != nil {
-			return RunResult{}, err
-		}
-		ans, err := a.askWindowed(ctx)
 		var cut errPromptCut
 		if errors.As(err, &cut) {
 			return RunResult{Status: StatusFailed, Message: cut.Error()}, nil
@@ -390,8 +388,30 @@ func (a *agentRun) addNotices(ctx context.Context, notices []Notice) error {
 	return nil
 }
 
+// errMachine is a failure of the machine (the database) while asking: the run stops on it.
+type errMachine struct{ error }
+
+// nextAnswer asks for the loop's next answer once it is the run's turn at the model (queue.go),
+// telling the model first what changed while it waited: the files changed on disk, the notices
+// of the background tasks that ended.
+func (a *agentRun) nextAnswer(ctx context.Context) (answer, error) {
+	release, err := a.takeModel(ctx)
+	if err != nil {
+		return answer{}, err
+	}
+	defer release()
+	if err := a.noteStaleFiles(ctx); err != nil {
+		return answer{}, errMachine{err}
+	}
+	if err := a.addNotices(ctx, a.deps.Subagents.take()); err != nil {
+		return answer{}, errMachine{err}
+	}
+	return a.askWindowed(ctx)
+}
+
 // askWindowed asks for the loop's next answer, with the history fitted to the window. An answer
-// to a prompt Ollama cut anyway is set aside and asked for again once (promptcut.go).
+// to a prompt Ollama cut anyway is set aside and asked for again once (promptcut.go). The run
+// has its turn at the model meanwhile, for the compactions too.
 func (a *agentRun) askWindowed(ctx context.Context) (answer, error) {
 	for retried := false; ; retried = true {
 		msgs, expected := a.windowedRequest(ctx)
@@ -415,15 +435,10 @@ func (a *agentRun) askWindowed(ctx context.Context) (answer, error) {
 	}
 }
 
-// ask streams one answer into the UI, after waiting for the run's turn at the model and saying
-// what the wait for it is for, and reports how much of the window it used. expected is the
-// request's estimated size in tokens.
+// ask streams one answer into the UI, after saying what the wait for it is for, and reports how
+// much of the window it used. expected is the request's estimated size in tokens. The caller has
+// the run's turn at the model (takeModel).
 func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, wire api.Tools, expected int) (answer, error) {
-	release, err := a.takeModel(ctx)
-	if err != nil {
-		return answer{}, err
-	}
-	defer release()
 	if err := a.awaitModel(ctx, expected); err != nil {
 		return answer{}, err
 	}
@@ -521,8 +536,13 @@ func (a *agentRun) done(ctx context.Context, text string) (RunResult, error) {
 		return RunResult{Status: StatusDone, Message: text}, nil
 	}
 	ask := api.Message{Role: "user", Content: "Summarise in two or three sentences what you did in this task and what changed. Do not call tools."}
+	release, err := a.takeModel(ctx)
+	if err != nil {
+		return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil
+	}
 	a.answers++
 	ans, err := a.ask(ctx, a.answers, a.hist.request(a.system, ask), nil, a.promptTokens()+messageTokens([]api.Message{ask}))
+	release()
 	switch {
 	case ctx.Err() != nil:
 		return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil
