@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,15 @@ func linesOf(lines []map[string]any, typ string) []map[string]any {
 
 const headlessTask = "Look into the notes"
 
+// parallelConfig is a config folder whose settings let n model requests go at once: the tests
+// that hold the parent's and the task's answers together need an Ollama that serves both.
+func parallelConfig(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "settings.json"), fmt.Appendf(nil, `{"modelRequests": %d}`, n), 0o644))
+	return dir
+}
+
 // gantry run waits for its background task, hands the notice to the model in a turn of its
 // own, and only then prints the final line.
 func TestRunHeadlessWaitsForBackgroundTasks(t *testing.T) {
@@ -74,7 +84,7 @@ func TestRunHeadlessWaitsForBackgroundTasks(t *testing.T) {
 		},
 	})
 	cmd, _, stderr := gantryCommand(buildGantry(t), fake, "run", "--workspace", root, "--model", "coder",
-		"--data-dir", t.TempDir(), "--config-dir", t.TempDir(), headlessTask)
+		"--data-dir", t.TempDir(), "--config-dir", parallelConfig(t, 2), headlessTask)
 	cmd.Stdout = nil
 	released := false
 	code, lines := headlessLines(t, cmd, func(line map[string]any) {
@@ -117,7 +127,7 @@ func TestRunHeadlessSignalCancelsBackgroundTasksWithTheirNotices(t *testing.T) {
 		},
 	})
 	cmd, _, stderr := gantryCommand(buildGantry(t), fake, "run", "--workspace", root, "--model", "coder",
-		"--data-dir", t.TempDir(), "--config-dir", t.TempDir(), headlessTask)
+		"--data-dir", t.TempDir(), "--config-dir", parallelConfig(t, 2), headlessTask)
 	cmd.Stdout = nil
 	parentRun := ""
 	code, lines := headlessLines(t, cmd, func(line map[string]any) {
@@ -138,4 +148,51 @@ func TestRunHeadlessSignalCancelsBackgroundTasksWithTheirNotices(t *testing.T) {
 	require.Equal(t, "final", final["type"])
 	require.Equal(t, "cancelled", final["status"])
 	require.True(t, strings.HasPrefix(final["message"].(string), "Stopped"))
+}
+
+// By default the run and its background task take turns at the model: whichever asks second
+// waits in line and says so, and the run still ends once the task's notice reached the model.
+func TestRunHeadlessLinesUpTheTaskAndTheRunAtTheModel(t *testing.T) {
+	t.Parallel()
+	brief := "Count the lines of notes.txt"
+	fake := fakeollama.NewTest(t, fakeollama.Script{
+		Models: []fakeollama.Model{{Name: "coder:latest", Arch: "qwen3", ContextLength: 40960, Capabilities: []string{"completion", "tools"}}},
+		Turns: []fakeollama.Turn{
+			{When: headlessTask, Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{Name: "spawn_agent", Arguments: map[string]any{"task": brief, "run_in_background": true}}}}}},
+			{When: headlessTask, Hold: "parent", Chunks: []fakeollama.Chunk{{Content: "Counting. [TASK_COMPLETE]"}}},
+			{When: brief, Hold: "sub", Chunks: []fakeollama.Chunk{{Content: "notes.txt has 2 lines. [TASK_COMPLETE]"}}},
+			{When: headlessTask, Chunks: []fakeollama.Chunk{{Content: "notes.txt has 2 lines. [TASK_COMPLETE]"}}},
+		},
+	})
+	cmd, _, stderr := gantryCommand(buildGantry(t), fake, "run", "--workspace", t.TempDir(), "--model", "coder",
+		"--data-dir", t.TempDir(), "--config-dir", t.TempDir(), headlessTask)
+	cmd.Stdout = nil
+	parentRun, held := "", ""
+	code, lines := headlessLines(t, cmd, func(line map[string]any) {
+		if line["type"] == "runStarted" && parentRun == "" {
+			parentRun, _ = line["runId"].(string)
+		}
+		if line["type"] == "modelWaiting" && payloadOf(line)["phase"] == "queued" && held == "" {
+			// One of them has the model (held there), the other waits in line.
+			held = "parent"
+			if line["runId"] == parentRun {
+				held = "sub"
+			}
+			require.NoError(t, fake.WaitHeld(t.Context(), held, 1))
+			require.Equal(t, 1, fake.Held("parent")+fake.Held("sub"), "only one request is with the model")
+			fake.Release("parent")
+			fake.Release("sub")
+		}
+	})
+	require.Equal(t, 0, code, stderr.String())
+	require.NotEmpty(t, held, "neither waited in line")
+	require.Len(t, linesOf(lines, "taskNotification"), 1)
+	final := lines[len(lines)-1]
+	require.Equal(t, "final", final["type"])
+	require.Equal(t, "done", final["status"])
+	var told bool
+	for _, r := range fake.Requests() {
+		told = told || strings.Contains(r.Messages[len(r.Messages)-1].Content, "<task-notification>")
+	}
+	require.True(t, told, "the task's notice reached the model")
 }

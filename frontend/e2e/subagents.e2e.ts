@@ -3,6 +3,8 @@
 // above the input (running, then how they ended, Cancel), their notices as lines, and a result
 // after the run ended starts a turn of its own. A reload shows it all again.
 import { afterAll, afterEach, beforeEach, expect, test } from 'vitest'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
 import {
@@ -74,6 +76,9 @@ for (const scheme of ['light', 'dark'] as const) {
       turn('Watch the logs', [say('Nothing yet.')], 'never'),
       turn(task, [say('The count is in: 2 Go files. [TASK_COMPLETE]')]),
     ])
+    // An Ollama that answers three at once: the task that never answers must not keep the
+    // model from the others (with one at a time they would wait in line behind it).
+    writeFileSync(join(dirs.configDir, 'settings.json'), JSON.stringify({ modelRequests: 3 }))
     gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
     ;({ page, errors } = await openPage(gantry.url, scheme))
     await openProject(page, makeProject())
