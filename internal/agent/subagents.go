@@ -187,7 +187,7 @@ func (s *Subagents) prepare(ctx context.Context, parent parentRun, sp tools.Spaw
 			return src.RunTools(ctx, approver, status)
 		}
 	}
-	deps.Tools = reg.Withhold("spawn_agent", "A subagent cannot start subagents of its own: do the work with your own tools.")
+	deps.Tools = reg.ForSubagent()
 	return childRun{
 		runner: NewRunner(deps),
 		req: RunRequest{
