@@ -211,6 +211,8 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 	sessionOpts := app.SessionOptionsOf(settings)
 	sessionOpts.Code = code
 	sessionOpts.MCP = mcpServers
+	// The run and its background subagents take turns at the model, as in the app.
+	sessionOpts.Queue = agent.NewModelQueue(settings.ModelRequests)
 	session, err := agent.NewSessionTools(db, sess.ID, root, gate, sessionOpts)
 	if err != nil {
 		return err
@@ -231,14 +233,15 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 		},
 	})
 	runner := session.Runner(client, emitter)
-	req := agent.RunRequest{SessionID: sess.ID, Workspace: root, Mode: mode, Model: model, Text: f.task}
+	// The app's num_ctx for the model: another would make Ollama load it again.
+	req := agent.RunRequest{SessionID: sess.ID, Workspace: root, Mode: mode, Model: model, Text: f.task, NumCtxCap: settings.NumCtxCap}
 	res, runErr := runner.Run(ctx, withRunID(req))
 	// Background tasks are waited for, and each notice handed to the model, before the final
 	// line; a signal cancels them, and their cancelled notices are recorded first.
 	for runErr == nil && ctx.Err() == nil && (agents.Running() > 0 || agents.Pending() || len(wake) > 0) {
 		select {
 		case <-wake:
-			res, runErr = runner.Run(ctx, withRunID(agent.RunRequest{SessionID: sess.ID, Workspace: root, Mode: mode, Model: model}))
+			res, runErr = runner.Run(ctx, withRunID(agent.RunRequest{SessionID: sess.ID, Workspace: root, Mode: mode, Model: model, NumCtxCap: settings.NumCtxCap}))
 		case <-ctx.Done():
 		}
 	}

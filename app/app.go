@@ -82,7 +82,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	TraceStartup("settings read")
 	emitter := events.NewEmitter(db)
 	a := &App{opts: opts, db: db, settings: settings, emitter: emitter}
-	a.Ollama = newOllamaService(settings, emitter)
+	// What the tool checks found is a fact about model versions, kept with the data.
+	a.Ollama = newOllamaService(settings, emitter, openToolChecks(filepath.Join(opts.DataDir, "tool-checks.json")))
 	a.Workspace = newWorkspaceService(db, emitter)
 	// "Always allow" rules live next to settings.json: both are the person's choices.
 	rules := approval.OpenFileRuleStore(RulesPath(opts.SettingsPath))
@@ -112,6 +113,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	a.Chat = newChatService(db, emitter, settings, a.Workspace, rules, folders)
 	a.Chat.code, a.Chat.mcp = a.code, a.mcp
 	a.Chat.runFailed = a.Ollama.wake
+	a.Chat.textTools = a.Ollama.textTools
 	a.Review = newReviewService(db)
 	a.Settings = &SettingsService{store: settings, rules: rules, folders: folders, ollama: a.Ollama, chat: a.Chat, code: a.code, mcp: a.mcp, workspace: a.Workspace}
 	a.Info = &AppService{opts: opts}

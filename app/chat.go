@@ -69,11 +69,16 @@ type ChatService struct {
 	code      *codeServers
 	mcp       *mcpServers
 	runs      *runs
-	ctx       context.Context
+	// queue lines up the model requests of every session's runs and subagents: they share one
+	// Ollama (the modelRequests setting).
+	queue *agent.ModelQueue
+	ctx   context.Context
 	// runFailed is called after a run failed, or a message could not start one for want of a
 	// model: that is often the first sign that Ollama went away (or came back), and the status
 	// in the UI should not wait for the next periodic check.
 	runFailed func()
+	// textTools reports a model whose tool check found it writing its calls as text.
+	textTools func(model string) bool
 }
 
 func newChatService(db *store.DB, emitter *events.Emitter, settings *config.Store, ws *WorkspaceService, rules approval.RuleStore, folders trust.Store) *ChatService {
@@ -84,7 +89,7 @@ func newChatService(db *store.DB, emitter *events.Emitter, settings *config.Stor
 	return &ChatService{
 		db: db, emitter: emitter, settings: settings, workspace: ws,
 		approvals: approval.NewManager(emit, rules, folders, PolicyOf(settings.Get())),
-		runs:      newRuns(), ctx: context.Background(),
+		runs:      newRuns(), queue: agent.NewModelQueue(settings.Get().ModelRequests), ctx: context.Background(),
 	}
 }
 
@@ -122,8 +127,11 @@ func safetyRules(rules []config.FileRule) []safety.FileRule {
 }
 
 // settingsSaved applies a new permission mode to the approvals decided from now on, including
-// those of runs in progress.
-func (s *ChatService) settingsSaved(st config.Settings) { s.approvals.SetPolicy(PolicyOf(st)) }
+// those of runs in progress, and a new number of model requests at once to the line.
+func (s *ChatService) settingsSaved(st config.Settings) {
+	s.approvals.SetPolicy(PolicyOf(st))
+	s.queue.SetCapacity(st.ModelRequests)
+}
 
 // Send starts a run on the message and returns at once; the run's events follow through the
 // emitter.
@@ -180,6 +188,7 @@ func (s *ChatService) startRun(sess store.Session, req agent.RunRequest, host *u
 	opts := SessionOptionsOf(st)
 	opts.Code = s.code.For(sess.WorkspacePath)
 	opts.MCP = s.mcp.For(sess.WorkspacePath)
+	opts.Queue = s.queue
 	cs, run, ctx, err := s.runs.begin(s.ctx, sess.ID, func(approver *runApprover) (*agent.SessionTools, error) {
 		st, err := agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver, opts)
 		if err != nil {
@@ -200,6 +209,7 @@ func (s *ChatService) startRun(sess store.Session, req agent.RunRequest, host *u
 	runner := cs.tools.Runner(llm.NewClient(host, http.DefaultClient), s.emitter)
 	req.SessionID, req.RunID, req.Workspace = sess.ID, run.id, sess.WorkspacePath
 	req.NumCtxCap, req.MaxIterations, req.GitBranch = st.NumCtxCap, st.MaxIterations, st.GitBranch
+	req.ToolsAsText = s.textTools != nil && s.textTools(req.Model)
 	go func() {
 		defer s.runs.end(run)
 		res, err := runner.Run(ctx, req)

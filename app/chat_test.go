@@ -359,3 +359,52 @@ func TestSendWithoutAModelRechecksOllamaStatus(t *testing.T) {
 	require.Eventually(t, func() bool { return !f.app.Ollama.Status().Reachable }, 5*time.Second, 10*time.Millisecond,
 		"the status says Ollama is down without waiting for the periodic check")
 }
+
+// Sessions share Ollama through one line: with the default of one model request at once, a
+// second session's run waits, says so, and a Stop takes it out of the line at once; with room
+// for two, the next run's request goes while the first is still with the model.
+func TestSessionsTakeTurnsAtTheModel(t *testing.T) {
+	t.Parallel()
+	turn := func(when, hold string) fakeollama.Turn {
+		tt := done(when + " answered.")
+		tt.When, tt.Hold = when, hold
+		return tt
+	}
+	f := startChat(t, "", turn("First task", "first"), turn("Third task", "third"))
+
+	first, err := f.app.Chat.Send(SendRequest{Text: "First task"})
+	require.NoError(t, err)
+	require.NoError(t, f.fake.WaitHeld(t.Context(), "first", 1))
+
+	second, err := f.app.Chat.Send(SendRequest{Text: "Second task"})
+	require.NoError(t, err)
+	var wait agent.ModelWaitingPayload
+	require.NoError(t, json.Unmarshal(f.waitEvent(t, second.SessionID, events.ModelWaiting).Payload, &wait))
+	require.Equal(t, agent.WaitQueued, wait.Phase)
+	require.NoError(t, f.app.Chat.Stop(second.RunID))
+	f.waitIdle(t, second.SessionID, 10*time.Second)
+	require.Equal(t, agent.StatusCancelled, finished(t, f.waitEvent(t, second.SessionID, events.RunFinished)).Status)
+	require.Equal(t, 1, f.fake.Held("first"), "stopped while the first run still had the model")
+
+	st := f.app.Settings.Get().Settings
+	st.ModelRequests = 2
+	_, err = f.app.Settings.Save(st)
+	require.NoError(t, err)
+	third, err := f.app.Chat.Send(SendRequest{Text: "Third task"})
+	require.NoError(t, err)
+	require.NoError(t, f.fake.WaitHeld(t.Context(), "third", 1), "room for two: it went at once")
+
+	f.fake.Release("first")
+	f.fake.Release("third")
+	f.waitIdle(t, first.SessionID, 10*time.Second)
+	f.waitIdle(t, third.SessionID, 10*time.Second)
+	for _, ev := range f.replay(t, third.SessionID) {
+		if ev.Type == events.ModelWaiting {
+			require.NoError(t, json.Unmarshal(ev.Payload, &wait))
+			require.NotEqual(t, agent.WaitQueued, wait.Phase)
+		}
+	}
+	for _, r := range f.fake.Requests() {
+		require.NotContains(t, r.Messages[len(r.Messages)-1].Content, "Second task", "the stopped run never reached Ollama")
+	}
+}

@@ -54,10 +54,20 @@ export const defaultModels = [
   { name: 'llama3.2:3b', arch: 'llama', contextLength: 131072, capabilities: ['completion', 'tools'], parameterSize: '3.2B', quantization: 'Q4_K_M', size: 2_019_393_189 },
 ]
 
+/**
+ * The app asks a model for one tool call when it is picked (its tool check, whose prompt names
+ * get_weather); this standing answer, a native call, keeps the check from taking a turn a test
+ * queued for a run.
+ */
+export const toolCheckRule = {
+  contains: 'get_weather',
+  turn: { chunks: [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }] },
+}
+
 export async function startFakeOllama(listen = '127.0.0.1:0', models = defaultModels): Promise<FakeOllama> {
   const dir = mkdtempSync(join(tmpdir(), 'gantry-fake-'))
   const script = join(dir, 'script.json')
-  writeFileSync(script, JSON.stringify({ version: '0.17.4', models }))
+  writeFileSync(script, JSON.stringify({ version: '0.17.4', models, rules: [toolCheckRule] }))
   const { child, match } = await startAndWait(fakeBin, ['--listen', listen, '--script', script], {}, /^listening on (\S+)/)
   return { url: match, host: match.replace(/^http:\/\//, ''), child, stop: () => stop(child) }
 }
@@ -206,6 +216,21 @@ async function keepFailure(page: Page) {
   const html = await page.content().catch((err) => `could not read the page: ${err}`)
   writeFileSync(join(dir, `${name}.html`), html)
   console.error(`failed test: screenshot and DOM in ${dir}/${name}.{png,html}`)
+}
+
+/** Lets the turns and loads the fake holds on name (a turn's hold, the script's holdLoads) go on. */
+export async function release(fake: FakeOllama, name: string) {
+  const res = await fetch(`${fake.url}/_fake/release`, { method: 'POST', body: JSON.stringify({ name }) })
+  if (!res.ok) throw new Error(`fake Ollama refused the release: HTTP ${res.status} ${await res.text()}`)
+}
+
+/** Replaces the fake's whole script (models, turns, rules, holds); the tool check's rule is kept. */
+export async function setScript(fake: FakeOllama, script: Record<string, unknown>) {
+  const res = await fetch(`${fake.url}/_fake/script`, {
+    method: 'POST',
+    body: JSON.stringify({ version: '0.17.4', models: defaultModels, rules: [toolCheckRule], ...script }),
+  })
+  if (!res.ok) throw new Error(`fake Ollama refused the script: HTTP ${res.status} ${await res.text()}`)
 }
 
 /** Queues scripted answers in a running fake Ollama (its /_fake/turns control endpoint). */

@@ -4,7 +4,7 @@ import { afterAll, afterEach, expect, test } from 'vitest'
 import type { Locator, Page } from 'playwright-core'
 import { see } from './see'
 import { makeProject } from './fixtures'
-import { closeAll, defaultModels, openPage, openProject, shot, startFakeOllama, startGantry, stopAll, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { closeAll, defaultModels, openPage, openProject, shot, startFakeOllama, startGantry, stopAll, tempDirs, toolCheckRule, type FakeOllama, type Gantry } from './harness'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry | undefined
@@ -30,7 +30,7 @@ async function start(pullDelayMs: number) {
   fake = await startFakeOllama()
   const res = await fetch(`${fake.url}/_fake/script`, {
     method: 'POST',
-    body: JSON.stringify({ version: '0.17.4', models: defaultModels, library, pullDelayMs, pullHold: true }),
+    body: JSON.stringify({ version: '0.17.4', models: defaultModels, library, pullDelayMs, pullHold: true, rules: [toolCheckRule] }),
   })
   expect(res.ok).toBe(true)
   dirs = tempDirs()

@@ -270,7 +270,7 @@ func TestRunSmallWindowText(t *testing.T) {
 	sys := reqs[0].Messages[0].Content
 	require.Empty(t, reqs[0].Tools)
 	require.EqualValues(t, 2048, reqs[0].Options["num_ctx"])
-	require.Contains(t, sys, "- read_file(path: string): Read a text file;", "the compact list")
+	require.Contains(t, sys, "- read_file(path: string, startLine?: integer): Read a text file;", "the compact list")
 	require.NotContains(t, sys, "## read_file")
 	require.LessOrEqual(t, EstimateTokens(sys), 1024)
 }

@@ -80,6 +80,12 @@ type ProgressGroupPayload struct {
 	GroupID   string `json:"groupId"`
 	Iteration int    `json:"iteration"`
 	Title     string `json:"title,omitempty"`
+	// Dialects name the forms the batch's calls were written in when they were read from the
+	// model's text (toolcall's Dialect constants); none for native calls.
+	Dialects []string `json:"dialects,omitempty"`
+	// Rescued: the model can call tools natively, but Ollama's parser missed these calls in
+	// its text, and the run read them from there.
+	Rescued bool `json:"rescued,omitempty"`
 }
 
 // Tool action states.
@@ -139,6 +145,10 @@ type RunFinishedPayload struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// ToolUses counts the calls the run made.
 	ToolUses int `json:"toolUses,omitempty"`
+	// Dialects are the forms of the tool calls read from the model's text in this run.
+	Dialects []string `json:"dialects,omitempty"`
+	// RescuedCalls counts native-path calls read from the text because Ollama's parser missed them.
+	RescuedCalls int `json:"rescuedCalls,omitempty"`
 }
 
 // runEmitter sends one run's events. State events are sent even after the run was cancelled

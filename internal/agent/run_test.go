@@ -52,6 +52,12 @@ func newRunFixture(t *testing.T, turns []fakeollama.Turn, approver tools.Approve
 // newRunFixtureWith is newRunFixture with other models.
 func newRunFixtureWith(t *testing.T, models []fakeollama.Model, turns []fakeollama.Turn, approver tools.Approver) *runFixture {
 	t.Helper()
+	return newRunFixtureScript(t, fakeollama.Script{Models: models, Turns: turns}, approver)
+}
+
+// newRunFixtureScript is newRunFixture with the fake's whole script.
+func newRunFixtureScript(t *testing.T, script fakeollama.Script, approver tools.Approver) *runFixture {
+	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte(runMainGo), 0o644))
@@ -70,7 +76,7 @@ func newRunFixtureWith(t *testing.T, models []fakeollama.Model, turns []fakeolla
 	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 	require.NoError(t, err)
 
-	fake := fakeollama.NewTest(t, fakeollama.Script{Models: models, Turns: turns})
+	fake := fakeollama.NewTest(t, script)
 	base, err := url.Parse(fake.URL())
 	require.NoError(t, err)
 	runner := NewRunner(Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: emitter, Messages: db, Tools: reg, Checkpoints: cps})
@@ -287,6 +293,34 @@ func TestRunWriteValidation(t *testing.T) {
 	second := f.fake.Requests()[1].Messages
 	require.Contains(t, second[len(second)-1].Content, "Make the change now with edit_file or write_file (read the file first).")
 	require.Contains(t, f.file("main.go"), "hello")
+}
+
+// A write that leaves the file as it was, and a change the model undid again, are not the
+// change the task asked for: the completion is refused once, as with no write at all.
+func TestRunWriteValidationIgnoresNoOpsAndUndos(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]fakeollama.Chunk{
+		"a write of the same content": {call("write_file", map[string]any{"path": "main.go", "content": runMainGo})},
+		"an edit undone in the same batch": {
+			call("edit_file", map[string]any{"path": "main.go", "old": "helo", "new": "hello"}),
+			call("undo_file", map[string]any{"path": "main.go"}),
+		},
+	}
+	for name, chunks := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newRunFixture(t, []fakeollama.Turn{
+				{Chunks: append(chunks, fakeollama.Chunk{Content: "Fixed. [TASK_COMPLETE]"})},
+				textTurn("No change was needed after all. [TASK_COMPLETE]"),
+			}, allowAll)
+			res := f.run(context.Background(), "coder", "fix the typo in main.go")
+			require.Equal(t, StatusDone, res.Status)
+			require.Equal(t, "No change was needed after all.", res.Message)
+			second := f.fake.Requests()[1].Messages
+			require.Contains(t, second[len(second)-1].Content, "no file has been changed in this run")
+			require.Equal(t, runMainGo, f.file("main.go"))
+		})
+	}
 }
 
 func TestRunDoomLoop(t *testing.T) {

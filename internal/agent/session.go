@@ -29,6 +29,7 @@ type SessionTools struct {
 	terminal *terminal.Session
 	opts     SessionOptions
 	agents   *Subagents // nil until EnableSubagents
+	density  TokenDensity
 	mcp      ToolSource
 }
 
@@ -49,6 +50,9 @@ type SessionOptions struct {
 	Sandbox         terminal.Sandbox  // how commands are confined; the zero value runs them as the user
 	Code            tools.CodeIntel   // the workspace's language servers; nil: none
 	MCP             ToolSource        // the MCP servers' tools; nil: none
+	// Queue lines up the model requests of all runs that share the Ollama server (every
+	// session's, their subagents'); nil sends each at once.
+	Queue *ModelQueue
 }
 
 // NewSessionTools wires the built-in tools of session sessionID over root, asking approver
@@ -106,7 +110,10 @@ func (s *SessionTools) Runner(model ChatModel, sink EventSink) *Runner {
 	if len(s.opts.DisabledTools) > 0 {
 		reg = reg.Without(s.opts.DisabledTools)
 	}
-	deps := Deps{LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints, Subagents: s.agents}
+	deps := Deps{
+		LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints,
+		Subagents: s.agents, Density: &s.density, Queue: s.opts.Queue,
+	}
 	if src := s.mcp; src != nil {
 		deps.Extra = func(ctx context.Context, status func(string)) tools.Extension {
 			return src.RunTools(ctx, s.env.Approver, status)

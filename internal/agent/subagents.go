@@ -165,7 +165,10 @@ func (s *Subagents) prepare(ctx context.Context, parent parentRun, sp tools.Spaw
 		Root: parent.req.Workspace, Ignore: s.tools.env.Ignore, Approver: approver,
 		FileRules: s.tools.env.FileRules, Code: s.tools.env.Code, Checkpoints: tools.NoCheckpoints{},
 	}
-	deps := Deps{LLM: parent.deps.LLM, Events: parent.deps.Events, Messages: s.db, Now: parent.deps.Now}
+	deps := Deps{
+		LLM: parent.deps.LLM, Events: parent.deps.Events, Messages: s.db, Now: parent.deps.Now,
+		Throttle: parent.deps.Throttle, Density: parent.deps.Density, Queue: parent.deps.Queue,
+	}
 	if mode == ModeAgent {
 		cps := checkpoint.New(s.db, sess.ID)
 		env.Checkpoints, deps.Checkpoints = cps.Checkpointer(), cps
@@ -193,6 +196,7 @@ func (s *Subagents) prepare(ctx context.Context, parent parentRun, sp tools.Spaw
 		req: RunRequest{
 			SessionID: sess.ID, RunID: runID, Workspace: parent.req.Workspace, Mode: mode, Model: parent.req.Model,
 			Text: sp.Task, NumCtxCap: parent.req.NumCtxCap, MaxIterations: subagentMaxSteps, Subagent: link,
+			ToolsAsText: parent.req.ToolsAsText,
 		},
 	}, nil
 }

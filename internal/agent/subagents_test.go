@@ -179,6 +179,33 @@ func TestAForegroundSubagentAnswersItsCaller(t *testing.T) {
 	}
 }
 
+// A model whose tool check found it writing its calls as text works on the text path in its
+// subagents too: Ollama would miss their calls just the same.
+func TestASubagentTakesItsParentsToolPath(t *testing.T) {
+	t.Parallel()
+	f := newSubFixture(t, []fakeollama.Turn{
+		textTurn(`<tool_call>{"name": "spawn_agent", "arguments": {"task": "Find where greet is defined."}}</tool_call>`),
+		textTurn(`<tool_call>{"name": "read_file", "arguments": {"path": "main.go"}}</tool_call>`),
+		textTurn("greet is in main.go. [TASK_COMPLETE]"),
+		textTurn("It is in main.go. [TASK_COMPLETE]"),
+	}, nil)
+
+	res, err := f.st.Runner(f.llm, f.sink).Run(context.Background(), RunRequest{
+		SessionID: f.sessionID, RunID: "run-1", Workspace: f.root, Mode: ModeAgent, Model: "coder",
+		Text: "where is greet?", ToolsAsText: true,
+	})
+	require.NoError(t, err)
+	require.Equal(t, StatusDone, res.Status, res.Message)
+	reqs := f.fake.Requests()
+	require.Len(t, reqs, 4)
+	for i, r := range reqs {
+		require.Empty(t, r.Tools, "request %d: the text path sends no tools[]", i)
+	}
+	require.Contains(t, reqs[1].Messages[0].Content, "SUBAGENT:")
+	require.Contains(t, reqs[2].Messages[len(reqs[2].Messages)-1].Content, "package main", "the subagent's call ran")
+	require.Contains(t, reqs[3].Messages[len(reqs[3].Messages)-1].Content, "greet is in main.go.")
+}
+
 // A subagent cannot start one of its own, and a read-only run cannot start one that writes.
 func TestSubagentsAreRefusedPastOneLevelAndWritingInReadOnlyRuns(t *testing.T) {
 	t.Parallel()

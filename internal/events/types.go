@@ -49,6 +49,15 @@ const (
 	// FilesChangedOnDisk says the model was told that files it had read or written changed on
 	// disk since (payload agent.FilesChangedOnDiskPayload).
 	FilesChangedOnDisk Type = "filesChangedOnDisk"
+
+	// The model's side of a run (payloads in internal/agent/waiting.go): ModelWaiting says
+	// what the wait before an answer's first token is for (the model loading, the prompt
+	// being read), ContextUsage how much of the context window an answer used, as Ollama
+	// counted it, and PromptCut that Ollama cut the prompt to fit the window.
+	ModelWaiting Type = "modelWaiting"
+	ContextUsage Type = "contextUsage"
+	PromptCut    Type = "promptCut"
+
 	// TaskList is the session's whole task list after a tool changed it (payload
 	// agent.TaskListPayload): the checklist above the chat input shows the latest.
 	TaskList Type = "taskList"
@@ -66,4 +75,5 @@ var All = []Type{
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,
 	ContextCompacted, FilesChangedOnDisk, TaskList, TaskStarted, TaskNotification,
+	ModelWaiting, ContextUsage, PromptCut,
 }

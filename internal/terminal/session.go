@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// Session keeps one workspace's working directory across commands, the way a terminal would.
-// It is safe for concurrent use; concurrent commands each start from the directory current when
-// they start, and the last to finish decides where the next one starts.
+// Session keeps one workspace's working directory and exported variables across commands, the
+// way a terminal would (state.go). It is safe for concurrent use; concurrent commands each start
+// from the directory and variables current when they start, and the last to finish decides
+// where the next one starts.
 type Session struct {
 	root     string // absolute, as the person chose it
 	realRoot string // root with symlinks resolved, to compare with pwd -P
@@ -24,6 +25,7 @@ type Session struct {
 	timeout0   time.Duration // for a command that asks for none; the setting
 	sandbox    Sandbox
 	cache      string // the project's writable cache in the sandbox, made at first use
+	state      shellState
 
 	// timeUp starts a command's time limit and says when it has run out; tests replace it to
 	// choose that moment (once the command is under way) instead of racing the clock.
@@ -125,7 +127,9 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 	defer os.Remove(dirFile.Name())
 
 	argv := []string{shellPath(), "-c", recordDir(command, dirFile.Name(), sb.Enabled)}
-	env := append(environ(), opts.Env...)
+	s.mu.Lock()
+	env := append(s.state.apply(environ(), opts.Untrusted, s.root, s.realRoot), opts.Env...)
+	s.mu.Unlock()
 	var watch func([]byte) bool
 	if sb.Enabled {
 		cache := s.cacheDir()
@@ -147,9 +151,12 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 		return res, err
 	}
 	ended, _ := os.ReadFile(dirFile.Name())
-	endedDir, more, _ := strings.Cut(string(ended), "\n")
-	notes = append(notes, s.settle(endedDir)...)
-	if strings.Contains(more, strayMark) {
+	rec := parseRecord(ended)
+	notes = append(notes, s.settle(rec.dir)...)
+	if rec.exported != nil {
+		notes = append(notes, s.keep(env, opts.Env, rec.exported, opts.Untrusted)...)
+	}
+	if rec.strays {
 		// In the sandbox they died with its process namespace; the shell saw them first.
 		o.strays = true
 	}
@@ -170,6 +177,15 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 	res.TotalLines = lines
 	res.Sandboxed = sb.Enabled
 	return res, nil
+}
+
+// keep takes over what the command exported as it exited (env is what it started with, given
+// what it alone was given), and returns the note for the model.
+func (s *Session) keep(env, given []string, exported []byte, untrusted bool) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed := s.state.learn(env, given, exported)
+	return stateNote(changed, &s.state, untrusted, []string{s.root, s.realRoot})
 }
 
 // realDir is dir (spelled from the root) spelled from the real root: only that is bound in the

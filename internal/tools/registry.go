@@ -145,6 +145,16 @@ func (r *Registry) Get(name string) (Tool, bool) {
 	return e.tool, ok
 }
 
+// Knows reports whether name is a tool of the registry or one it withholds (turned off): a
+// call to it is meant for this registry, and gets either its result or the refusal.
+func (r *Registry) Knows(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.tools[name]
+	_, withheld := r.withheld[name]
+	return ok || withheld
+}
+
 // List returns the tools in registration order.
 func (r *Registry) List() []Tool {
 	r.mu.RLock()

@@ -21,6 +21,7 @@ import type {
   Session,
   Settings,
   SettingsView,
+  ToolCheck,
   ToolInfo,
   TrustedFolder,
   UndoResult,
@@ -59,6 +60,10 @@ export const ollama = {
   cancelPull: (model: string) => call<void>('OllamaService', 'CancelPull', model),
   /** Downloads in progress (for a window opened while one runs). */
   pulls: () => call<PullState[]>('OllamaService', 'Pulls'),
+  /** Loads the model in the background, so the first task does not wait for it. */
+  warm: (model: string) => call<void>('OllamaService', 'Warm', model),
+  /** How the model really calls tools: cached per installed version, else asked once (slow). */
+  checkTools: (model: string) => call<ToolCheck>('OllamaService', 'CheckTools', model),
 }
 
 export const settings = {

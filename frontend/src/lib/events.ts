@@ -30,6 +30,10 @@ export const EventType = {
   // A background subagent began, and ended (exactly one notification per start).
   TaskStarted: "taskStarted",
   TaskNotification: "taskNotification",
+  // The model's side of a run; payloads in internal/agent/waiting.go and promptcut.go.
+  ModelWaiting: "modelWaiting",
+  ContextUsage: "contextUsage",
+  PromptCut: "promptCut",
   // A tool call waiting for a person; payloads in internal/approval/manager.go.
   ApprovalRequested: "approvalRequested",
   ApprovalResolved: "approvalResolved",
@@ -112,6 +116,10 @@ export interface ProgressGroupPayload {
   groupId: string
   iteration: number
   title?: string
+  /** The forms the batch's calls were written in, when they were read from the model's text. */
+  dialects?: string[]
+  /** The model calls tools natively, but Ollama missed these calls in its text. */
+  rescued?: boolean
 }
 
 /** agent.ToolActionPayload: one line of a progress group, sent again as it changes state. */
@@ -186,6 +194,10 @@ export interface RunFinishedPayload {
   truncated?: boolean
   /** The calls the run made. */
   toolUses?: number
+  /** The forms of the tool calls read from the model's text in this run. */
+  dialects?: string[]
+  /** Native-path calls read from the text because Ollama's parser missed them. */
+  rescuedCalls?: number
 }
 
 /** agent.FilesChangedOnDiskPayload: the model was told these changed on disk since it saw them. */
@@ -200,6 +212,45 @@ export interface ContextCompactedPayload {
   after: number
   summarisedMessages: number
   fallback?: string
+}
+
+/** agent.ModelWaitingPayload: what the wait before an answer's first token is for. */
+export interface ModelWaitingPayload {
+  /** Waiting in line while another task uses the model, the model loading, the prompt being
+   * read, or "" once the answer arrives. */
+  phase: 'queued' | 'loading' | 'prefill' | ''
+  model: string
+  /** The prompt's expected size while it is read. */
+  promptTokens?: number
+}
+
+/** agent.ContextUsagePayload: how much of the context window an answer used, as Ollama counted it. */
+export interface ContextUsagePayload {
+  iteration: number
+  model: string
+  promptTokens: number
+  answerTokens: number
+  /** The num_ctx sent. */
+  window: number
+  loadMs: number
+  promptMs: number
+  answerMs: number
+}
+
+/** agent.PromptCutPayload: Ollama cut the prompt to fit the window. */
+export interface PromptCutPayload {
+  iteration: number
+  /** What Ollama read… */
+  promptTokens: number
+  /** …of a prompt expected to be about this long. */
+  expected: number
+  window: number
+  /** The answer was set aside and the question asked again with less; else the run stops. */
+  retrying: boolean
+  /** The retry sends a leaner system prompt… */
+  leaner?: boolean
+  /** …and the older turns compacted. */
+  compacted?: boolean
 }
 
 /** approval.Card: the approvalRequested payload. */
@@ -339,6 +390,9 @@ export interface EventPayloads {
   taskList: TaskListPayload
   taskStarted: TaskStartedPayload
   taskNotification: Notice
+  modelWaiting: ModelWaitingPayload
+  contextUsage: ContextUsagePayload
+  promptCut: PromptCutPayload
   approvalRequested: ApprovalCard
   approvalResolved: ApprovalResolvedPayload
 }

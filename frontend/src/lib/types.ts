@@ -47,6 +47,21 @@ export interface OllamaModel {
   parameterSize: string
   quantization: string
   modifiedAt: string
+  /** The installed version. */
+  digest: string
+}
+
+/** llm.ToolCheck: how a model really calls tools, asked once per installed version. */
+export interface ToolCheck {
+  model: string
+  digest: string
+  /** /api/show lists the tools capability. */
+  declared: boolean
+  /** Its call came back natively, as text Ollama missed, not at all, or tools are not declared. */
+  verdict: 'native' | 'text' | 'unclear' | 'unsupported'
+  /** The form of a call written as text. */
+  dialect?: string
+  checkedAt: string
 }
 
 /** llm.Status */
@@ -71,6 +86,8 @@ export interface Settings {
   numCtxCap: number
   /** Bounds the model calls of one run; 0 = the mode's own limit. */
   maxIterations: number
+  /** Model requests sent to Ollama at once, all sessions and subagents together; 0 = one. */
+  modelRequests: number
   /** In the default mode, write sensitive files (per fileRules) without asking too. */
   autoApproveSensitiveEdits: boolean
   /** Sensitive-file rules, last match wins; null = the built-in list (SettingsView.defaultFileRules). */

@@ -66,6 +66,46 @@ describe('Transcript', () => {
     expect(t.running).toBeUndefined()
   })
 
+  it('keeps the forms of calls read from the text on their group', () => {
+    const t = new Transcript('s1')
+    seq = 0
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:4b', text: 'Look', toolPath: 'native' }))
+    t.apply(ev('progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Reading files', dialects: ['mistral'], rescued: true }))
+    t.apply(ev('progressGroupStarted', { groupId: 'g2', iteration: 2, title: 'Reading files' }))
+    const groups = t.turns[0].items.flatMap((i) => (i.kind === 'group' ? [i.group] : []))
+    expect(groups.map((g) => [g.dialects, g.rescued])).toEqual([
+      [['mistral'], true],
+      [[], false],
+    ])
+  })
+
+  it('follows the waits before an answer (in line, loading, reading), the counts after it and a cut prompt', () => {
+    const t = new Transcript('s1')
+    seq = 0
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:8b', text: 'Look', toolPath: 'native' }))
+    const turn = () => t.turns[0]
+    t.apply(ev('modelWaiting', { phase: 'queued', model: 'qwen3:8b' }))
+    expect(turn().waiting).toEqual({ phase: 'queued', model: 'qwen3:8b' })
+    t.apply(ev('modelWaiting', { phase: 'loading', model: 'qwen3:8b' }))
+    expect(turn().waiting).toEqual({ phase: 'loading', model: 'qwen3:8b' })
+    t.apply(ev('modelWaiting', { phase: 'prefill', model: 'qwen3:8b', promptTokens: 6200 }))
+    expect(turn().waiting?.phase).toBe('prefill')
+    t.apply(ev('modelWaiting', { phase: '', model: 'qwen3:8b' }))
+    expect(turn().waiting).toBeNull()
+    const usage = { iteration: 1, model: 'qwen3:8b', promptTokens: 6200, answerTokens: 40, window: 8192, loadMs: 1, promptMs: 2, answerMs: 3 }
+    t.apply(ev('contextUsage', usage))
+    expect(t.usage).toEqual(usage)
+    const cut = { iteration: 2, promptTokens: 8192, expected: 7000, window: 8192, retrying: true }
+    t.apply(ev('promptCut', cut))
+    expect(turn().items.at(-1)).toEqual({ kind: 'cut', info: cut })
+    t.apply(ev('modelWaiting', { phase: 'prefill', model: 'qwen3:8b', promptTokens: 3000 }))
+    t.apply(ev('runFinished', { status: 'done', message: 'ok', filesChanged: null }))
+    expect(turn().waiting).toBeNull()
+    // A later run without counts yet leaves the session's latest counts in place.
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:8b', text: 'More' }, { runId: 'r2' }))
+    expect(t.usage).toEqual(usage)
+  })
+
   it('marks a turn whose final answer Ollama cut', () => {
     const t = new Transcript('s1')
     const events = run()
@@ -452,6 +492,10 @@ describe('Transcript: subagents and background tasks', () => {
     const spawn = parent.items[0].kind === 'group' ? parent.items[0].group.actions[0] : null
     expect(spawn?.subagent).toBe('c1')
     expect(t.subruns.c1.items).toHaveLength(1)
+    // Its waits for the model are its own.
+    t.apply(sub('c1', 'modelWaiting', { phase: 'loading', model: 'qwen3:8b' }))
+    expect(t.subruns.c1.waiting?.phase).toBe('loading')
+    expect(parent.waiting).toBeNull()
     expect(parent.approvals.map((a) => [a.card.id, a.groupId, a.actionId])).toEqual([['ap1', 'g1', 'g1.0']])
 
     t.apply(sub('c1', 'approvalResolved', { id: 'ap1', outcome: 'allowed' }))

@@ -14,6 +14,9 @@ import {
   type FilesChangedOnDiskPayload,
   type ApprovalCard,
   type ApprovalResolvedPayload,
+  type ContextUsagePayload,
+  type ModelWaitingPayload,
+  type PromptCutPayload,
   type Place,
   type Problem,
   type Task,
@@ -68,6 +71,10 @@ export interface Group {
   title: string
   finished: boolean
   actions: Action[]
+  /** The forms the calls were written in, when read from the model's text. */
+  dialects: string[]
+  /** A native-path batch whose calls Ollama missed in the text and Gantry read from it. */
+  rescued: boolean
 }
 
 export type Item =
@@ -76,6 +83,7 @@ export type Item =
   | { kind: 'group'; group: Group }
   | { kind: 'compacted'; info: ContextCompactedPayload }
   | { kind: 'stale'; files: FilesChangedOnDiskPayload }
+  | { kind: 'cut'; info: PromptCutPayload }
   | { kind: 'notice'; notice: Notice }
 
 export type TurnStatus = 'running' | RunStatus
@@ -93,6 +101,10 @@ export interface Turn {
   items: Item[]
   /** What the model is about to do ("Writing main.go…"); "" when nothing is announced. */
   spinner: string
+  /** What the wait for the model's next answer is for (loading, reading the prompt); null once it answers. */
+  waiting: ModelWaitingPayload | null
+  /** Ollama's counts after the run's latest answer. */
+  usage: ContextUsagePayload | null
   status: TurnStatus
   /** The final answer when done, else what stopped the run. */
   message: string
@@ -139,6 +151,9 @@ const runEvents = new Set<string>([
   EventType.TaskNotification,
   EventType.ApprovalRequested,
   EventType.ApprovalResolved,
+  EventType.ModelWaiting,
+  EventType.ContextUsage,
+  EventType.PromptCut,
 ])
 
 export function isRunEvent(e: GantryEvent): boolean {
@@ -157,6 +172,12 @@ export class Transcript {
   lastSeq = 0
 
   constructor(readonly sessionId: string) {}
+
+  /** Ollama's counts after the session's latest answer, for the context meter; null before any. */
+  get usage(): ContextUsagePayload | null {
+    for (let i = this.turns.length - 1; i >= 0; i--) if (this.turns[i].usage) return this.turns[i].usage
+    return null
+  }
 
   /** The turn whose run is still going, or undefined. */
   get running(): Turn | undefined {
@@ -217,7 +238,10 @@ export class Transcript {
       case EventType.ProgressGroupStarted: {
         const p = e.payload
         if (!this.group(turn, p.groupId)) {
-          this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: p.iteration, title: p.title ?? '', finished: false, actions: [] } })
+          this.push(turn, {
+            kind: 'group',
+            group: { id: p.groupId, iteration: p.iteration, title: p.title ?? '', finished: false, actions: [], dialects: p.dialects ?? [], rescued: !!p.rescued },
+          })
         }
         break
       }
@@ -257,6 +281,15 @@ export class Transcript {
       case EventType.FilesChangedOnDisk:
         this.push(turn, { kind: 'stale', files: e.payload })
         break
+      case EventType.ModelWaiting:
+        turn.waiting = e.payload.phase ? e.payload : null
+        break
+      case EventType.ContextUsage:
+        turn.usage = e.payload
+        break
+      case EventType.PromptCut:
+        this.push(turn, { kind: 'cut', info: e.payload })
+        break
       case EventType.TaskList:
         this.tasks = e.payload.tasks ?? []
         break
@@ -267,6 +300,7 @@ export class Transcript {
         turn.filesChanged = p.filesChanged ?? []
         turn.truncated = !!p.truncated
         turn.spinner = ''
+        turn.waiting = null
         // Nobody can answer for a run that is over (its approvals were cancelled with it).
         turn.approvals = []
         const host = this.host(turn)
@@ -399,7 +433,7 @@ export class Transcript {
   private action(turn: Turn, p: ToolActionPayload) {
     let g = this.group(turn, p.groupId)
     if (!g) {
-      g = this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: 0, title: '', finished: false, actions: [] } }).group
+      g = this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: 0, title: '', finished: false, actions: [], dialects: [], rescued: false } }).group
     }
     const fields = {
       tool: p.tool,
@@ -480,6 +514,8 @@ function blankTurn(runId: string): Turn {
     gitBranch: null,
     items: [],
     spinner: '',
+    waiting: null,
+    usage: null,
     status: 'running',
     message: '',
     filesChanged: [],

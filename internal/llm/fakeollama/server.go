@@ -6,9 +6,10 @@
 //
 //	POST /_fake/script    body: Script      replace the script (queued turns included)
 //	POST /_fake/turns     body: []Turn      queue more turns
-//	GET  /_fake/requests  → []api.ChatRequest, every /api/chat request received, oldest first
+//	GET  /_fake/requests  → []api.ChatRequest, every /api/chat request for an answer, oldest first
 //	POST /_fake/reset                       back to the script given to New, requests forgotten
-//	POST /_fake/release   body: {"name": …} let the turns held on that name answer (Turn.Hold)
+//	POST /_fake/release   body: {"name": …} let the turns and loads held on that name go on (Turn.Hold, Script.HoldLoads)
+//	GET  /_fake/loads     → []Load, every model load so far (model and num_ctx), oldest first
 //	POST /_fake/pulls/release               let pulls held by Script.PullHold finish
 //
 // "Ollama went away and came back": SetDown(true) closes the listener and every open connection
@@ -38,6 +39,8 @@ type Server struct {
 	initial     Script
 	script      Script // live state: pulls and deletes change Models, chats consume Turns
 	requests    []api.ChatRequest
+	resident    map[string]*resident     // models in memory by short name (memory.go)
+	loads       []Load                   // every load so far (memory.go)
 	gates       map[string]chan struct{} // Turn.Hold names, closed once released (hold.go)
 	held        map[string]int           // chats waiting on each
 	heldChanged chan struct{}            // closed when a count in held changes
@@ -49,13 +52,14 @@ type Server struct {
 
 // New returns a Server that is not listening yet; see Start, or NewTest for tests.
 func New(s Script) *Server {
-	srv := &Server{}
+	srv := &Server{resident: map[string]*resident{}}
 	srv.setScriptLocked(s)
 	srv.routes = map[string]map[string]http.HandlerFunc{
 		"/":               {http.MethodGet: srv.handleRoot, http.MethodHead: srv.handleRoot},
 		"/api/version":    {http.MethodGet: srv.handleVersion, http.MethodHead: srv.handleVersion},
 		"/api/tags":       {http.MethodGet: srv.handleTags, http.MethodHead: srv.handleTags},
 		"/api/show":       {http.MethodPost: srv.handleShow},
+		"/api/ps":         {http.MethodGet: srv.handlePs},
 		"/api/chat":       {http.MethodPost: srv.handleChat},
 		"/api/pull":       {http.MethodPost: srv.handlePull},
 		"/api/delete":     {http.MethodDelete: srv.handleDelete},
@@ -64,6 +68,7 @@ func New(s Script) *Server {
 		"/_fake/requests": {http.MethodGet: srv.handleRequests},
 		"/_fake/reset":    {http.MethodPost: srv.handleReset},
 		"/_fake/release":  {http.MethodPost: srv.handleRelease},
+		"/_fake/loads":    {http.MethodGet: srv.handleLoads},
 		"/_fake/pulls/release": {http.MethodPost: func(w http.ResponseWriter, _ *http.Request) {
 			srv.ReleasePulls()
 			w.WriteHeader(http.StatusNoContent)
@@ -190,12 +195,15 @@ func (s *Server) ReleasePulls() {
 	}
 }
 
-// Reset restores the script given to New and forgets recorded requests.
+// Reset restores the script given to New, forgets recorded requests and loads, and empties
+// the memory: every model is cold again.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.setScriptLocked(s.initial)
 	s.requests = nil
+	s.resident = map[string]*resident{}
+	s.loads = nil
 	// Chats held for the last test answer now, and the next test's holds start closed.
 	for name := range s.gates {
 		s.releaseLocked(name)
@@ -203,8 +211,8 @@ func (s *Server) Reset() {
 	s.gates, s.held = nil, map[string]int{}
 }
 
-// Requests returns every /api/chat request received so far, oldest first, including those that
-// were answered with an error.
+// Requests returns every /api/chat request for an answer received so far (those with messages:
+// loads and unloads are not), oldest first, including those that were answered with an error.
 func (s *Server) Requests() []api.ChatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
