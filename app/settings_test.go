@@ -88,6 +88,24 @@ func TestSaveRefusesUnknownTool(t *testing.T) {
 	}
 }
 
+// A language server chosen in Code intelligence survives a save of another setting from a
+// screen that read the settings before the choice.
+func TestSaveKeepsTheLanguageServerChosenSince(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, "127.0.0.1:1")
+	stale := ts.app.Settings.Get().Settings
+	program, err := os.Executable()
+	require.NoError(t, err)
+	_, err = ts.app.Settings.SetLanguageServer("go", program)
+	require.NoError(t, err)
+
+	stale.Theme = "dark"
+	view, err := ts.app.Settings.Save(stale)
+	require.NoError(t, err)
+	require.Equal(t, "dark", view.Settings.Theme)
+	require.Equal(t, map[string]string{"go": program}, view.Settings.LanguageServers)
+}
+
 // editAsks runs an edit of path in a new session and reports whether it waited for a person.
 func (f *chatFixture) editAsks(t *testing.T, path string) bool {
 	t.Helper()

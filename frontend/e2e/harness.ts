@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { getCurrentTest } from 'vitest/suite'
+import { TestRunner } from 'vitest'
 
 const gantryBin = resolve(process.env.GANTRY_BIN ?? '../test-output/bin/gantry-serve')
 const fakeBin = resolve(process.env.FAKE_OLLAMA_BIN ?? '../test-output/bin/fake-ollama')
@@ -197,7 +197,7 @@ export interface Started {
 }
 
 export async function stopAll(s: Started) {
-  if (s.page && !s.page.isClosed() && getCurrentTest()?.result?.state === 'fail') await keepFailure(s.page)
+  if (s.page && !s.page.isClosed() && TestRunner.getCurrentTest()?.result?.state === 'fail') await keepFailure(s.page)
   await s.page?.context().close()
   await s.gantry?.stop()
   await s.fake?.stop()
@@ -209,7 +209,7 @@ export async function stopAll(s: Started) {
  * SHOTS_DIR/failed/, named after the test, so a failure seen once in CI can be understood later.
  */
 async function keepFailure(page: Page) {
-  const name = (getCurrentTest()?.name ?? 'unknown').replace(/[^\w.-]+/g, '-').slice(0, 80)
+  const name = (TestRunner.getCurrentTest()?.name ?? 'unknown').replace(/[^\w.-]+/g, '-').slice(0, 80)
   const dir = join(shotsDir, 'failed')
   mkdirSync(dir, { recursive: true })
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => {})

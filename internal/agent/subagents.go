@@ -183,7 +183,14 @@ func (s *Subagents) prepare(ctx context.Context, parent parentRun, sp tools.Spaw
 	if len(opts.DisabledTools) > 0 {
 		reg = reg.Without(opts.DisabledTools)
 	}
-	deps.Tools = reg.Withhold("spawn_agent", "A subagent cannot start subagents of its own: do the work with your own tools.")
+	if src := opts.MCP; src != nil {
+		// The person's MCP servers serve subagents too, asking through the subagent's approver
+		// so a card names who asks and a background one decides by the rules alone.
+		deps.Extra = func(ctx context.Context, status func(string)) tools.Extension {
+			return src.RunTools(ctx, approver, status)
+		}
+	}
+	deps.Tools = reg.ForSubagent()
 	return childRun{
 		runner: NewRunner(deps),
 		req: RunRequest{

@@ -470,3 +470,44 @@ func TestBackgroundTasksEndWithANoticeWhenCancelledOrClosed(t *testing.T) {
 	require.Equal(t, 2, started)
 	require.Equal(t, 2, ended, "every task that started ended with a notice")
 }
+
+// recordingSource is an MCP manager standing in: it hands out one tool and keeps the approvers
+// runs asked it to call through.
+type recordingSource struct {
+	tool      tools.Tool
+	mu        sync.Mutex
+	approvers []tools.Approver
+}
+
+func (s *recordingSource) RunTools(_ context.Context, approver tools.Approver, _ func(string)) tools.Extension {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.approvers = append(s.approvers, approver)
+	return tools.Extension{Tools: []tools.Tool{s.tool}}
+}
+
+// A subagent is offered the person's MCP tools, asked for at its own start.
+func TestASubagentIsOfferedTheMCPTools(t *testing.T) {
+	t.Parallel()
+	f := newSubFixture(t, []fakeollama.Turn{
+		{Chunks: []fakeollama.Chunk{spawnCall("Look up record 7.", "agent", false)}},
+		{Chunks: []fakeollama.Chunk{call("mcp__records__lookup", map[string]any{"id": 7})}},
+		textTurn("Record 7 is a blue car. [TASK_COMPLETE]"),
+		textTurn("A blue car. [TASK_COMPLETE]"),
+	}, nil)
+	lookup := &lazyTool{name: "mcp__records__lookup"}
+	lookup.loaded.Store(true)
+	src := &recordingSource{tool: lookup}
+	f.st.Apply(SessionOptions{MCP: src})
+
+	res := f.run(context.Background(), ModeAgent, "run-1", "what is record 7?")
+	require.Equal(t, StatusDone, res.Status, res.Message)
+	_, offered := wireTool(f.fake.Requests()[1], "mcp__records__lookup")
+	require.True(t, offered, "the subagent is offered the MCP tool")
+	require.Equal(t, map[string]any{"id": float64(7)}, lookup.got.Load())
+	require.Contains(t, f.toolResult(2), "record 7: a blue car")
+
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	require.Len(t, src.approvers, 2, "the parent's run and the subagent's each asked for the tools")
+}

@@ -470,6 +470,10 @@ func (c *Client) Diagnostics(ctx context.Context, file string, bound time.Durati
 		return nil, false, err
 	}
 	u := uri.File(file)
+	if c.caps.forwardsTsserver() {
+		items, err := c.tsserverDiagnostics(ctx, file)
+		return items, err == nil, err
+	}
 	if c.caps.has("diagnosticProvider") {
 		var report struct {
 			Kind  string                `json:"kind"`

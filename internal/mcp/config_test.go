@@ -131,6 +131,11 @@ func TestTheFailureLogKeepsTheNewest(t *testing.T) {
 	all, err = l.List()
 	require.NoError(t, err)
 	require.Len(t, all, failuresKept)
+	// …and not the entry written after it either.
+	require.NoError(t, l.Add(Failure{Server: "s", Tool: "after the tear", Kind: FailureTool}))
+	all, err = l.List()
+	require.NoError(t, err)
+	require.Equal(t, "after the tear", all[0].Tool)
 
 	require.NoError(t, l.Clear())
 	all, err = l.List()

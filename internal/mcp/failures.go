@@ -68,9 +68,13 @@ func (l *FailureLog) Add(f Failure) error {
 		}
 		l.lines = len(all)
 	}
-	file, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	file, err := os.OpenFile(l.path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("recording a failed MCP call: %w", err)
+	}
+	if torn(file) {
+		// A write cut short left half a line: end it, or this entry would join it and be lost.
+		line = append([]byte{'\n'}, line...)
 	}
 	_, err = file.Write(append(line, '\n'))
 	if cerr := file.Close(); err == nil {
@@ -147,4 +151,15 @@ func (l *FailureLog) read() ([]Failure, error) {
 		}
 	}
 	return out, nil
+}
+
+// torn reports whether the file's last line has no newline.
+func torn(f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return false
+	}
+	var last [1]byte
+	_, err = f.ReadAt(last[:], fi.Size()-1)
+	return err == nil && last[0] != '\n'
 }

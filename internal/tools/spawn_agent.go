@@ -33,6 +33,18 @@ const (
 	SubagentAgent   = "agent"
 )
 
+// ForSubagent is r as a subagent gets it: the tools that delegate are refused, since a subagent
+// does its work itself.
+func (r *Registry) ForSubagent() *Registry {
+	out := r
+	for _, t := range r.List() {
+		if AboutOf(t).Category.ID == CategoryDelegate.ID {
+			out = out.Withhold(t.Name(), "A subagent cannot start subagents of its own: do the work with your own tools.")
+		}
+	}
+	return out
+}
+
 // SpawnAgent starts a subagent: a run of its own with a fresh context over the same workspace.
 func SpawnAgent(env *Env) Tool {
 	return spawnTool{env: env, Tool: spawnAgent(env, true)}

@@ -182,12 +182,13 @@ export class ChatStore {
         for (const e of page) t.apply(e)
         if (page.length < replayPage) break
       }
+      // The conversation goes on with the model it used last, not whatever the picker held;
+      // set with the replay, before the questions below, so the picker does not change late.
+      const last = t.turns.at(-1)
+      if (last?.model && this.sessionId === sessionId) this.model = last.model
       const running = await chat.activeRun(sessionId)
       if (running) this.startedRun = running
       t.settleBackground(await chat.runningTasks(sessionId))
-      // The conversation goes on with the model it used last, not whatever the picker held.
-      const last = t.turns.at(-1)
-      if (last?.model && this.sessionId === sessionId) this.model = last.model
     } catch (err) {
       this.error = `Could not load the conversation: ${messageOf(err)}`
     } finally {
