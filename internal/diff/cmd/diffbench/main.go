@@ -16,7 +16,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"gantry/internal/diff"
+	"gantry/internal/diff/internal/benchtext"
 )
 
 const runs = 5
@@ -48,10 +48,9 @@ func run(parent string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	r := rand.New(rand.NewPCG(20_000, 200))
+	r := benchtext.New()
 
-	old := sourceLike(r, 20_000)
-	edited := scatterEdits(r, old, 200)
+	old, edited := benchtext.Pair(r, 20_000, 200)
 	ours, oursTime := timeOurs(old, edited)
 	git, gitTime, err := timeGit(dir, old, edited)
 	if err != nil {
@@ -72,7 +71,7 @@ func run(parent string) error {
 	report("diff_20k_lines_200_edits_added", float64(oursAdded), "lines")
 	report("diff_20k_lines_200_edits_removed", float64(oursRemoved), "lines")
 
-	big := sourceLike(r, 100_000)
+	big := benchtext.SourceLike(r, 100_000)
 	lines := strings.SplitAfter(big, "\n")
 	r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
 	shuffled := strings.Join(lines, "")
@@ -90,50 +89,6 @@ func run(parent string) error {
 	report("diff_100k_lines_shuffled_unified_changed", float64(oursAdded+oursRemoved), "lines")
 	report("diff_100k_lines_shuffled_git_changed", float64(gitAdded+gitRemoved), "lines")
 	return nil
-}
-
-// sourceLike returns n lines that look like code: most differ, some (blank lines, braces)
-// recur, as in a real file.
-func sourceLike(r *rand.Rand, n int) string {
-	var b strings.Builder
-	for i := range n {
-		switch r.IntN(10) {
-		case 0:
-			b.WriteString("\n")
-		case 1:
-			b.WriteString("}\n")
-		case 2:
-			b.WriteString("\treturn nil\n")
-		default:
-			fmt.Fprintf(&b, "\tv%d := compute(%d, %q)\n", i, r.IntN(1000), "arg")
-		}
-	}
-	return b.String()
-}
-
-// scatterEdits changes, inserts before, or deletes edits lines at distinct random places.
-func scatterEdits(r *rand.Rand, text string, edits int) string {
-	lines := strings.SplitAfter(text, "\n")
-	at := r.Perm(len(lines))[:edits]
-	slices.Sort(at)
-	var b strings.Builder
-	next := 0
-	for i, l := range lines {
-		if next == len(at) || at[next] != i {
-			b.WriteString(l)
-			continue
-		}
-		next++
-		switch r.IntN(3) {
-		case 0:
-			fmt.Fprintf(&b, "\tedited%d := changed(%d)\n", i, r.IntN(1000))
-		case 1:
-			fmt.Fprintf(&b, "\tinserted%d()\n", i)
-			b.WriteString(l)
-		case 2: // deleted
-		}
-	}
-	return b.String()
 }
 
 func timeOurs(old, new string) (string, time.Duration) {
