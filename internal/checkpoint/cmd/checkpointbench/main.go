@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -29,9 +30,22 @@ func main() {
 	dir := flag.String("dir", "", "folder for the temporary files (default: the system temp folder)")
 	files := flag.Int("files", 1000, "number of files")
 	total := flag.Int("mb", 50, "total size of the files in MB")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "checkpointbench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*dir, *files, *total<<20); err != nil {
 		fmt.Fprintln(os.Stderr, "checkpointbench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
