@@ -57,7 +57,9 @@ func lineDiff(old, new string) []line {
 
 // changedLines marks in delA the lines of a not kept in b, and in insB the lines of b not in a.
 func changedLines(a, b []string, delA, insB []bool) {
-	ids := make(map[string]int32, len(a)+len(b))
+	// Sized for the usual edit, where most lines of b are lines of a: a map twice as big as
+	// needed costs more to clear than growing it once does.
+	ids := make(map[string]int32, max(len(a), len(b)))
 	number := func(lines []string) []int32 {
 		out := make([]int32, len(lines))
 		for i, t := range lines {
