@@ -31,7 +31,7 @@ func (db *DB) PutBlob(ctx context.Context, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := db.write(ctx, func(tx *sql.Tx) error { return b.insert(ctx, tx) }); err != nil {
+	if err := db.write(ctx, func(tx *sql.Tx) error { return db.insertBlob(ctx, tx, b) }); err != nil {
 		return "", fmt.Errorf("storing checkpoint blob: %w", err)
 	}
 	return b.hash, nil
@@ -42,8 +42,10 @@ func (db *DB) GetBlob(ctx context.Context, hash string) ([]byte, error) {
 	var size int64
 	var encoding int
 	var stored []byte
-	err := db.sql.QueryRowContext(ctx, `SELECT size, encoding, data FROM blobs WHERE hash = ?`, hash).
-		Scan(&size, &encoding, &stored)
+	q, err := db.stmt(ctx, `SELECT size, encoding, data FROM blobs WHERE hash = ?`)
+	if err == nil {
+		err = q.QueryRowContext(ctx, hash).Scan(&size, &encoding, &stored)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("checkpoint blob %s: %w", hash, ErrNotFound)
 	}
@@ -71,7 +73,11 @@ type pendingBlob struct {
 
 func (db *DB) prepareBlob(ctx context.Context, data []byte) (*pendingBlob, error) {
 	b := &pendingBlob{hash: Hash(data), raw: data}
-	stored, err := blobExists(ctx, db.sql, b.hash)
+	q, err := db.stmt(ctx, selectBlobExists)
+	var stored bool
+	if err == nil {
+		stored, err = blobExists(ctx, q, b.hash)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("looking up checkpoint blob: %w", err)
 	}
@@ -81,27 +87,34 @@ func (db *DB) prepareBlob(ctx context.Context, data []byte) (*pendingBlob, error
 	return b, nil
 }
 
-// insert stores the blob in tx unless it is there already.
-func (b *pendingBlob) insert(ctx context.Context, tx *sql.Tx) error {
+// insertBlob stores b in tx unless it is there already.
+func (db *DB) insertBlob(ctx context.Context, tx *sql.Tx, b *pendingBlob) error {
 	if b.encoded == nil {
 		// It was stored a moment ago, but deleting a session may have collected it since.
-		stored, err := blobExists(ctx, tx, b.hash)
+		q, err := db.txStmt(ctx, tx, selectBlobExists)
+		if err != nil {
+			return err
+		}
+		stored, err := blobExists(ctx, q, b.hash)
 		if err != nil || stored {
 			return err
 		}
 		b.encode()
 	}
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO blobs (hash, size, encoding, data) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`,
-		b.hash, len(b.raw), b.encoding, b.encoded)
+	q, err := db.txStmt(ctx, tx, `
+		INSERT INTO blobs (hash, size, encoding, data) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	_, err = q.ExecContext(ctx, b.hash, len(b.raw), b.encoding, b.encoded)
 	return err
 }
 
-func blobExists(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, hash string) (bool, error) {
+const selectBlobExists = `SELECT 1 FROM blobs WHERE hash = ?`
+
+func blobExists(ctx context.Context, q *sql.Stmt, hash string) (bool, error) {
 	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM blobs WHERE hash = ?`, hash).Scan(&one)
+	err := q.QueryRowContext(ctx, hash).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}

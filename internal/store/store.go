@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
@@ -29,6 +30,9 @@ var ErrNewerSchema = errors.New("database was created by a newer version of Gant
 type DB struct {
 	sql  *sql.DB
 	path string
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // see stmt
 }
 
 // DefaultDir is <user data dir>/gantry: $XDG_DATA_HOME or ~/.local/share on Linux,
@@ -72,7 +76,7 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
-	db := &DB{sql: sqlDB, path: path}
+	db := &DB{sql: sqlDB, path: path, stmts: map[string]*sql.Stmt{}}
 	if err := db.migrate(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err
@@ -84,7 +88,41 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 func (db *DB) Path() string { return db.path }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.sql.Close() }
+func (db *DB) Close() error {
+	db.stmtMu.Lock()
+	for q, s := range db.stmts {
+		s.Close()
+		delete(db.stmts, q)
+	}
+	db.stmtMu.Unlock()
+	return db.sql.Close()
+}
+
+// stmt returns query prepared once for the life of the database. Checkpoints run the same few
+// statements for every file, thousands in a row, and SQLite takes about as long to prepare one
+// of them as to run it.
+func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	db.stmtMu.Lock()
+	defer db.stmtMu.Unlock()
+	if s, ok := db.stmts[query]; ok {
+		return s, nil
+	}
+	s, err := db.sql.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	db.stmts[query] = s
+	return s, nil
+}
+
+// txStmt is stmt for use in tx.
+func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, error) {
+	s, err := db.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtContext(ctx, s), nil
+}
 
 type migration struct {
 	version int
