@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -130,25 +132,62 @@ var deflaters = sync.Pool{New: func() any {
 	return w
 }}
 
+// deflatePart is the least a part of a blob compressed on its own core holds: below it, starting
+// a goroutine and a fresh dictionary cost more than the core saves.
+const deflatePart = 16 << 10
+
 // encode compresses the blob, or keeps it raw when compressing does not make it smaller
 // (images, archives, already compressed data).
 func (b *pendingBlob) encode() {
-	var buf bytes.Buffer
-	buf.Grow(len(b.raw) / 2)
-	w := deflaters.Get().(*flate.Writer)
-	defer deflaters.Put(w)
-	w.Reset(&buf)
-	// Writing to a bytes.Buffer cannot fail.
-	_, _ = w.Write(b.raw)
-	_ = w.Close()
-	if buf.Len() < len(b.raw) {
-		b.encoding, b.encoded = encodingDeflate, buf.Bytes()
+	if buf := deflate(b.raw, runtime.GOMAXPROCS(0)); len(buf) < len(b.raw) {
+		b.encoding, b.encoded = encodingDeflate, buf
 		return
 	}
 	b.encoding, b.encoded = encodingRaw, b.raw
 	if b.encoded == nil {
 		b.encoded = []byte{} // an empty file is an empty BLOB, not NULL
 	}
+}
+
+// deflate compresses data in up to parts parts at once, one per core, as pigz does: each part
+// but the last ends with a sync flush, which leaves the output on a byte boundary without ending
+// the stream, so the parts side by side are one deflate stream that any inflater reads. A part
+// cannot refer back into the one before it, which costs about 2% of the size.
+func deflate(data []byte, parts int) []byte {
+	parts = max(1, min(parts, len(data)/deflatePart))
+	size := (len(data) + parts - 1) / parts
+	out := make([][]byte, parts)
+	var wg sync.WaitGroup
+	for i := range parts {
+		part, last := data[i*size:min((i+1)*size, len(data))], i == parts-1
+		if last {
+			out[i] = deflateOne(part, true) // on this goroutine, while the others run
+		} else {
+			wg.Go(func() { out[i] = deflateOne(part, false) })
+		}
+	}
+	wg.Wait()
+	if parts == 1 {
+		return out[0]
+	}
+	return slices.Concat(out...)
+}
+
+// deflateOne compresses data, ending the stream when last, else with a sync flush.
+func deflateOne(data []byte, last bool) []byte {
+	var buf bytes.Buffer
+	buf.Grow(len(data) / 2)
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
+	w.Reset(&buf)
+	// Writing to a bytes.Buffer cannot fail.
+	_, _ = w.Write(data)
+	if last {
+		_ = w.Close()
+	} else {
+		_ = w.Flush()
+	}
+	return buf.Bytes()
 }
 
 func decodeBlob(encoding int, stored []byte, size int64) ([]byte, error) {
