@@ -160,6 +160,23 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
 	return nil, fmt.Errorf("could not create a temporary file in %s", dir)
 }
 
+// Chmod sets path's permission bits and makes the change durable, so that nothing recorded
+// after it (an undo marked done) can reach the disk before it does.
+func Chmod(path string, mode fs.FileMode) error {
+	if err := os.Chmod(path, mode); err != nil {
+		return err
+	}
+	if runtime.GOOS == "windows" {
+		return nil // a read-only handle cannot be flushed there; NTFS journals the change itself
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
 // SyncDir makes a rename or removal in dir durable: names are entries of the folder, which has
 // its own buffers.
 func SyncDir(dir string) error {

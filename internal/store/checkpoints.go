@@ -264,15 +264,37 @@ func (db *DB) RecordResult(ctx context.Context, checkpointID int64, path, result
 // SetSnapshotStatus moves path's snapshot from one status to another and reports whether it did:
 // false when the snapshot was not in status from.
 func (db *DB) SetSnapshotStatus(ctx context.Context, checkpointID int64, path, from, to string) (bool, error) {
-	res, err := db.sql.ExecContext(ctx, `
-		UPDATE file_snapshots SET status = ? WHERE checkpoint_id = ? AND path = ? AND status = ?`,
-		to, checkpointID, path, from)
+	missed, err := db.SetSnapshotStatuses(ctx, checkpointID, []string{path}, from, to)
+	return err == nil && len(missed) == 0, err
+}
+
+// SetSnapshotStatuses is SetSnapshotStatus for many paths in one transaction: an undo of a
+// whole run marks its files at once. It returns the paths whose snapshot was not in status from,
+// which it left as they were.
+func (db *DB) SetSnapshotStatuses(ctx context.Context, checkpointID int64, paths []string, from, to string) (missed []string, err error) {
+	err = db.write(ctx, func(tx *sql.Tx) error {
+		q, err := db.txStmt(ctx, tx, `
+			UPDATE file_snapshots SET status = ? WHERE checkpoint_id = ? AND path = ? AND status = ?`)
+		if err != nil {
+			return err
+		}
+		for _, path := range paths {
+			res, err := q.ExecContext(ctx, to, checkpointID, path, from)
+			if err != nil {
+				return fmt.Errorf("marking %s %s: %w", path, to, err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("marking %s %s: %w", path, to, err)
+			}
+			if n == 0 {
+				missed = append(missed, path)
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return false, fmt.Errorf("marking %s %s: %w", path, to, err)
+		return nil, err
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("marking %s %s: %w", path, to, err)
-	}
-	return n > 0, nil
+	return missed, nil
 }

@@ -76,6 +76,9 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
+	// An undo reads the blobs of many files at once, one reader per core; they keep their
+	// connections between files rather than open new ones (the default keeps two).
+	sqlDB.SetMaxIdleConns(max(2, runtime.GOMAXPROCS(0)+1))
 	db := &DB{sql: sqlDB, path: path, stmts: map[string]*sql.Stmt{}}
 	if err := db.migrate(ctx); err != nil {
 		sqlDB.Close()
