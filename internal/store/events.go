@@ -59,22 +59,24 @@ func (db *DB) ReplayEvents(ctx context.Context, sessionID string, afterSeq int64
 	if limit <= 0 {
 		return nil, errors.New("replaying events: the page limit must be positive")
 	}
-	rows, err := db.sql.QueryContext(ctx, `
-		SELECT seq, id, session_id, run_id, type, payload, created_at FROM events
-		WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`, sessionID, afterSeq, limit)
+	q, err := db.stmt(ctx, `
+		SELECT seq, id, run_id, type, payload, created_at FROM events
+		WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+	if err != nil {
+		return nil, fmt.Errorf("replaying events of session %q: %w", sessionID, err)
+	}
+	rows, err := q.QueryContext(ctx, sessionID, afterSeq, limit)
 	if err != nil {
 		return nil, fmt.Errorf("replaying events of session %q: %w", sessionID, err)
 	}
 	defer rows.Close()
 	out := make([]EventRecord, 0, min(limit, 512))
 	for rows.Next() {
-		var e EventRecord
-		var payload string
+		e := EventRecord{SessionID: sessionID}
 		var created int64
-		if err := rows.Scan(&e.Seq, &e.ID, &e.SessionID, &e.RunID, &e.Type, &payload, &created); err != nil {
+		if err := rows.Scan(&e.Seq, &e.ID, &e.RunID, &e.Type, (*[]byte)(&e.Payload), &created); err != nil {
 			return nil, fmt.Errorf("replaying events of session %q: %w", sessionID, err)
 		}
-		e.Payload = json.RawMessage(payload)
 		e.Time = time.UnixMilli(created).UTC()
 		out = append(out, e)
 	}

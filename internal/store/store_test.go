@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func openTest(t *testing.T) (*DB, string) {
+func openTest(t testing.TB) (*DB, string) {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := Open(context.Background(), dir)
