@@ -112,11 +112,14 @@ func writeTemp(path string, mode *fs.FileMode, write func(*os.File) error, sync 
 			return "", nil, err
 		}
 	}
-	// Sync before the rename, or a crash could leave the new name pointing at empty data.
+	// Sync before the rename, or a crash could leave the new name pointing at empty data. A
+	// batch flushes later, all files at once; the disk can start on this one meanwhile.
 	if sync {
 		if err = f.Sync(); err != nil {
 			return "", nil, err
 		}
+	} else {
+		startWriteback(f)
 	}
 	if err = f.Close(); err != nil {
 		return "", nil, err

@@ -8,3 +8,5 @@ import "os"
 func openFlusher(string) (uint64, *os.File, bool) { return 0, nil, false }
 
 func flushFS(*os.File) error { return nil }
+
+func startWriteback(*os.File) {}
