@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -146,6 +147,20 @@ const maxTempBase = 200
 // createTemp makes a new hidden file beside the target. Unlike os.CreateTemp it creates it with
 // perm rather than 0600, so a new file ends up with the mode the umask allows.
 func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
+	prefix := tempPrefix(base)
+	for range 10 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("could not create a temporary file in %s", dir)
+}
+
+// tempPrefix is how the names of the temporary files for a file named base begin; a random
+// number in base 36 ends them.
+func tempPrefix(base string) string {
 	if len(base) > maxTempBase {
 		cut := maxTempBase
 		for cut > 0 && !utf8.RuneStart(base[cut]) {
@@ -153,14 +168,21 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
 		}
 		base = base[:cut]
 	}
-	for range 10 {
-		name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
+	return "." + base + ".tmp-"
+}
+
+// isTempOf reports whether name is one of createTemp's names with prefix.
+func isTempOf(name, prefix string) bool {
+	suffix, ok := strings.CutPrefix(name, prefix)
+	if !ok || suffix == "" || len(suffix) > 13 { // a uint64 has up to 13 digits in base 36
+		return false
+	}
+	for _, c := range suffix {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'z') {
+			return false
 		}
 	}
-	return nil, fmt.Errorf("could not create a temporary file in %s", dir)
+	return true
 }
 
 // Chmod sets path's permission bits and makes the change durable, so that nothing recorded

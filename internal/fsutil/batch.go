@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -45,6 +46,7 @@ type Batch struct {
 	folders  map[string]bool
 	flushers map[uint64]*os.File // per device: a folder open since before the first write there
 	devOf    map[string]uint64   // folder → device, for folders with a flusher
+	strays   map[string][]string // folder → the temporary files in it before the batch wrote there
 }
 
 type stagedFile struct{ tmp, path string }
@@ -56,6 +58,7 @@ func NewBatch(files int) *Batch {
 		folders:  map[string]bool{},
 		flushers: map[uint64]*os.File{},
 		devOf:    map[string]uint64{},
+		strays:   map[string][]string{},
 	}
 }
 
@@ -63,6 +66,7 @@ func NewBatch(files int) *Batch {
 // before then. It may be called from several goroutines at once. Like RestoreFile, it creates
 // missing folders and refuses a path that is not a regular file.
 func (b *Batch) Restore(path string, data []byte, mode fs.FileMode) error {
+	b.removeStrays(path)
 	syncNow := !b.flushFS || !b.flusherFor(path)
 	tmp, folders, err := writeTemp(path, &mode, writeAll(data), syncNow)
 	if err != nil {
@@ -75,6 +79,32 @@ func (b *Batch) Restore(path string, data []byte, mode fs.FileMode) error {
 		b.folders[dir] = true
 	}
 	return nil
+}
+
+// removeStrays deletes the temporary files that earlier writes of path, killed before their
+// rename, left beside it. A batch has as many at once as it restores files, so an undo of a
+// whole run cut short can leave hundreds; the undo that finishes the job clears them. Only files
+// there before the batch first wrote to the folder are candidates, so none of its own ever is.
+// A write of path in flight in another process loses its temporary file and fails.
+func (b *Batch) removeStrays(path string) {
+	dir, prefix := filepath.Dir(path), tempPrefix(filepath.Base(path))
+	b.mu.Lock()
+	names, listed := b.strays[dir]
+	if !listed {
+		entries, _ := os.ReadDir(dir) // a folder still to be created holds none
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), ".tmp-") {
+				names = append(names, e.Name())
+			}
+		}
+		b.strays[dir] = names
+	}
+	b.mu.Unlock()
+	for _, name := range names {
+		if isTempOf(name, prefix) {
+			_ = os.Remove(filepath.Join(dir, name))
+		}
+	}
 }
 
 // flusherFor makes sure path's file system has a flusher, opened before anything is written

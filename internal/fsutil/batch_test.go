@@ -151,3 +151,20 @@ func requireNoTemps(t *testing.T, dir string) {
 	}))
 	require.Empty(t, temps)
 }
+
+// A batch killed before its renames leaves its temporary files; the batch that restores the same
+// files again removes them, and nothing that is not one of them.
+func TestBatchClearsWhatAKilledBatchLeft(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.txt")
+	require.NoError(t, os.WriteFile(path, []byte("before\n"), 0o644))
+	for _, name := range []string{".f.txt.tmp-abc123", ".f.txt.tmp-3w5e11264sgsf", ".f.txt.tmp-NOT", ".g.txt.tmp-abc123", ".f.txt.tmp-"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("restored\n"), 0o600))
+	}
+	b := NewBatch(1)
+	require.NoError(t, b.Restore(path, []byte("restored\n"), 0o644))
+	_, err := b.Commit()
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{"f.txt", ".f.txt.tmp-NOT", ".g.txt.tmp-abc123", ".f.txt.tmp-"}, dirNames(t, dir))
+}
