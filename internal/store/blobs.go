@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -10,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"slices"
 	"sync"
+
+	// The same deflate as the standard library's, in about 55% of the instructions to compress
+	// and 40% to decompress: snapshots and undos of whole projects wait on both.
+	"github.com/klauspost/compress/flate"
 )
 
 // Blob encodings (blobs.encoding).
@@ -132,15 +133,23 @@ var deflaters = sync.Pool{New: func() any {
 	return w
 }}
 
-// deflatePart is the least a part of a blob compressed on its own core holds: below it, starting
-// a goroutine and a fresh dictionary cost more than the core saves.
-const deflatePart = 16 << 10
+// Readers are pooled like writers: each holds a 32 KB window and its tables, and an undo
+// decompresses one file after another.
+var inflaters = sync.Pool{New: func() any { return flate.NewReader(nil) }}
 
 // encode compresses the blob, or keeps it raw when compressing does not make it smaller
 // (images, archives, already compressed data).
 func (b *pendingBlob) encode() {
-	if buf := deflate(b.raw, runtime.GOMAXPROCS(0)); len(buf) < len(b.raw) {
-		b.encoding, b.encoded = encodingDeflate, buf
+	var buf bytes.Buffer
+	buf.Grow(len(b.raw) / 2)
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
+	w.Reset(&buf)
+	// Writing to a bytes.Buffer cannot fail.
+	_, _ = w.Write(b.raw)
+	_ = w.Close()
+	if buf.Len() < len(b.raw) {
+		b.encoding, b.encoded = encodingDeflate, buf.Bytes()
 		return
 	}
 	b.encoding, b.encoded = encodingRaw, b.raw
@@ -149,59 +158,22 @@ func (b *pendingBlob) encode() {
 	}
 }
 
-// deflate compresses data in up to parts parts at once, one per core, as pigz does: each part
-// but the last ends with a sync flush, which leaves the output on a byte boundary without ending
-// the stream, so the parts side by side are one deflate stream that any inflater reads. A part
-// cannot refer back into the one before it, which costs about 2% of the size.
-func deflate(data []byte, parts int) []byte {
-	parts = max(1, min(parts, len(data)/deflatePart))
-	size := (len(data) + parts - 1) / parts
-	out := make([][]byte, parts)
-	var wg sync.WaitGroup
-	for i := range parts {
-		part, last := data[i*size:min((i+1)*size, len(data))], i == parts-1
-		if last {
-			out[i] = deflateOne(part, true) // on this goroutine, while the others run
-		} else {
-			wg.Go(func() { out[i] = deflateOne(part, false) })
-		}
-	}
-	wg.Wait()
-	if parts == 1 {
-		return out[0]
-	}
-	return slices.Concat(out...)
-}
-
-// deflateOne compresses data, ending the stream when last, else with a sync flush.
-func deflateOne(data []byte, last bool) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(data) / 2)
-	w := deflaters.Get().(*flate.Writer)
-	defer deflaters.Put(w)
-	w.Reset(&buf)
-	// Writing to a bytes.Buffer cannot fail.
-	_, _ = w.Write(data)
-	if last {
-		_ = w.Close()
-	} else {
-		_ = w.Flush()
-	}
-	return buf.Bytes()
-}
-
 func decodeBlob(encoding int, stored []byte, size int64) ([]byte, error) {
 	switch encoding {
 	case encodingRaw:
 		return stored, nil
 	case encodingDeflate:
-		out := bytes.NewBuffer(make([]byte, 0, size))
-		r := flate.NewReader(bytes.NewReader(stored))
-		defer r.Close()
-		if _, err := io.Copy(out, r); err != nil {
+		r := inflaters.Get().(io.ReadCloser)
+		defer inflaters.Put(r)
+		if err := r.(flate.Resetter).Reset(bytes.NewReader(stored), nil); err != nil {
 			return nil, fmt.Errorf("decompressing: %w", err)
 		}
-		return out.Bytes(), nil
+		// Exactly the size stored: a growing buffer would copy the content again at its end.
+		out := make([]byte, size)
+		if _, err := io.ReadFull(r, out); err != nil {
+			return nil, fmt.Errorf("decompressing: %w", err)
+		}
+		return out, nil
 	default:
 		return nil, fmt.Errorf("unknown encoding %d", encoding)
 	}
