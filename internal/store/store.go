@@ -70,8 +70,18 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 	path := filepath.Join(dir, "gantry.db")
 	// _txlock=immediate makes every writer take the write lock up front, so two writers wait on
 	// the busy timeout instead of failing with SQLITE_BUSY when they try to upgrade a read lock.
+	//
+	// wal_autocheckpoint: the commit that finds the log past this many pages copies it back into
+	// the database and syncs both, in its writer's time. At SQLite's 1,000 (4 MB) a checkpoint of
+	// a whole project (1,000 files, 18 MB of blobs) stopped a dozen times to do so; at 16,000
+	// (64 MB) it does not, and the copy, when it comes, moves each page once however often it
+	// was rewritten. The log is reused after a copy, trimmed to journal_size_limit (16 MB), and
+	// removed when the database is closed. A crash of the app loses no commit either way; with
+	// synchronous(NORMAL) a power cut may lose those not yet copied, now up to 64 MB of them
+	// rather than 4 (the kernel writes the log out within about 30 s regardless).
 	dsn := "file:" + path + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+		"&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=wal_autocheckpoint(16000)&_pragma=journal_size_limit(16777216)&_txlock=immediate"
 	sqlDB, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)

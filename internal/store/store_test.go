@@ -35,6 +35,11 @@ func TestOpenAppliesMigrationsAndUsesWAL(t *testing.T) {
 	var timeout int
 	require.NoError(t, db.sql.QueryRow("PRAGMA busy_timeout").Scan(&timeout))
 	require.Equal(t, 5000, timeout)
+	var pages, limit int
+	require.NoError(t, db.sql.QueryRow("PRAGMA wal_autocheckpoint").Scan(&pages))
+	require.Equal(t, 16000, pages)
+	require.NoError(t, db.sql.QueryRow("PRAGMA journal_size_limit").Scan(&limit))
+	require.Equal(t, 16<<20, limit)
 }
 
 func TestReopenIsIdempotent(t *testing.T) {
