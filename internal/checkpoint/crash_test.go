@@ -133,13 +133,7 @@ func TestKillDuringARunLosesNothing(t *testing.T) {
 		}
 	}
 	for i := range files {
-		rel, change := crashFile(i)
-		if change == Created {
-			_, err := os.Stat(f.path(rel))
-			require.ErrorIs(t, err, fs.ErrNotExist, rel)
-			continue
-		}
-		f.requireFile(t, rel, string(crashContent("before", i)), 0o644)
+		f.requireAsBefore(t, i)
 	}
 }
 
@@ -190,16 +184,11 @@ func TestKillDuringUndoAllLosesNothing(t *testing.T) {
 		require.NoError(t, err)
 		undone := 0
 		for i := range files {
-			rel, change := crashFile(i)
+			rel, _ := crashFile(i)
 			k := slices.IndexFunc(snaps, func(s store.FileSnapshot) bool { return s.Path == f.path(rel) })
-			if Status(snaps[k].Status) != Undone {
-				continue
-			}
-			undone++
-			if change == Created {
-				f.requireMissing(t, rel)
-			} else {
-				f.requireFile(t, rel, string(crashContent("before", i)), 0o644)
+			if Status(snaps[k].Status) == Undone {
+				undone++
+				f.requireAsBefore(t, i)
 			}
 		}
 		t.Logf("killed with %d of %d files marked undone (undo finished: %v), %d temporary files left",
@@ -216,12 +205,7 @@ func TestKillDuringUndoAllLosesNothing(t *testing.T) {
 		require.Contains(t, []Outcome{Restored, Removed, Unchanged}, r.Outcome, r.Path)
 	}
 	for i := range files {
-		rel, change := crashFile(i)
-		if change == Created {
-			f.requireMissing(t, rel)
-		} else {
-			f.requireFile(t, rel, string(crashContent("before", i)), 0o644)
-		}
+		f.requireAsBefore(t, i)
 	}
 	snaps, err := f.db.Snapshots(ctx, c.id)
 	require.NoError(t, err)
@@ -286,6 +270,18 @@ func (f *fixture) requireWhole(t *testing.T, files int) {
 			require.True(t, os.IsNotExist(err) || string(got) == string(before), rel)
 		}
 	}
+}
+
+// requireAsBefore checks that the i-th crash file is as it was before the run: gone if the run
+// created it.
+func (f *fixture) requireAsBefore(t *testing.T, i int) {
+	t.Helper()
+	rel, change := crashFile(i)
+	if change == Created {
+		f.requireMissing(t, rel)
+		return
+	}
+	f.requireFile(t, rel, string(crashContent("before", i)), 0o644)
 }
 
 // strayTemps lists the temporary files a killed write left below dir: whole new contents that
