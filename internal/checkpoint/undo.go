@@ -187,6 +187,9 @@ func (c *Checkpoint) undoFiles(ctx context.Context, paths []string, force bool) 
 		}
 	}
 	if _, err := batch.Commit(); err != nil {
+		if len(paths) == 1 {
+			return nil, fmt.Errorf("undoing %s: %w", paths[0], err)
+		}
 		return nil, fmt.Errorf("undoing %d files: %w", len(paths), err)
 	}
 
