@@ -1,6 +1,9 @@
 package diff
 
-import "strings"
+import (
+	"hash/maphash"
+	"strings"
+)
 
 // script is how lineDiff lines two texts up: their lines, and the lines of the diff in order.
 type script struct {
@@ -74,23 +77,16 @@ func lineDiff(old, new string) script {
 
 // changedLines marks in delA the lines of a not kept in b, and in insB the lines of b not in a.
 func changedLines(a, b []string, delA, insB []bool) {
-	// Sized for the usual edit, where most lines of b are lines of a: a map twice as big as
-	// needed costs more to clear than growing it once does.
-	ids := make(map[string]int32, max(len(a), len(b)))
+	ids := newInterner(len(a) + len(b))
 	number := func(lines []string) []int32 {
 		out := make([]int32, len(lines))
 		for i, t := range lines {
-			id, ok := ids[t]
-			if !ok {
-				id = int32(len(ids))
-				ids[t] = id
-			}
-			out[i] = id
+			out[i] = ids.id(t)
 		}
 		return out
 	}
 	idsA := number(a)
-	inA := int32(len(ids)) // ids below this are of lines found in a
+	inA := int32(len(ids.lines)) // ids below this are of lines found in a
 	idsB := number(b)
 	inB := make([]bool, inA)
 	for _, id := range idsB {
@@ -108,6 +104,49 @@ func changedLines(a, b []string, delA, insB []bool) {
 	}
 	for j, ins := range iB {
 		insB[posB[j]] = ins
+	}
+}
+
+// interner numbers lines from 0 in the order it first sees them, the same line the same number.
+// It is a hash table of its own rather than a map[string]int32: one hash and, at its load of
+// at most a half, about one probe per line, where a map lookup followed by an insert hashed
+// every new line twice. This was nearly half of a diff's time.
+type interner struct {
+	seed  maphash.Seed
+	slots []slot   // open addressing, linear probing; the length is a power of two
+	lines []string // by id
+}
+
+// slot holds a line's id plus one (0: empty) and the low half of its hash, which rules out most
+// other lines without reading their text.
+type slot struct {
+	hash uint32
+	id   int32
+}
+
+// newInterner makes room for n lines at most.
+func newInterner(n int) *interner {
+	size := 1
+	for size < 2*n {
+		size <<= 1
+	}
+	return &interner{seed: maphash.MakeSeed(), slots: make([]slot, size), lines: make([]string, 0, n)}
+}
+
+// id returns line's number, giving it the next one if it is new.
+func (in *interner) id(line string) int32 {
+	h := maphash.String(in.seed, line)
+	mask := uint64(len(in.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &in.slots[i]
+		if s.id == 0 {
+			*s = slot{hash: uint32(h), id: int32(len(in.lines)) + 1}
+			in.lines = append(in.lines, line)
+			return s.id - 1
+		}
+		if s.hash == uint32(h) && in.lines[s.id-1] == line {
+			return s.id - 1
+		}
 	}
 }
 

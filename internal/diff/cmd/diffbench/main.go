@@ -1,7 +1,7 @@
 // Command diffbench measures internal/diff for `make bench`, against git on the same files:
 //
 //   - a 20,000-line source-like file and a copy with 200 edits scattered through it (lines
-//     changed, inserted and deleted): the median of 5 runs of diff.Unified, and the median of 5
+//     changed, inserted and deleted): the median of 11 runs of diff.Unified, and the median of 11
 //     runs of `git diff --no-index --no-color -U3` on the same two files. git's time is wall time
 //     of the whole process, start-up included, so it is also given for `git --version` alone.
 //     Both must find the same lines added and removed, or the command fails;
@@ -27,7 +27,9 @@ import (
 	"gantry/internal/diff/internal/benchtext"
 )
 
-const runs = 5
+// runs is odd, for a median, and large enough that a busy machine's spikes on either side fall
+// outside it.
+const runs = 11
 
 func main() {
 	dir := flag.String("dir", "", "folder for the temporary files (default: the system temp folder)")
