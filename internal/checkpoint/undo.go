@@ -102,11 +102,14 @@ func (c *Checkpoint) UndoAll(ctx context.Context) ([]UndoResult, error) {
 			paths = append(paths, s.Path)
 		}
 	}
+	out := []UndoResult{}
+	if len(paths) == 0 {
+		return out, nil
+	}
 	files, err := c.undoFiles(ctx, paths, false)
 	if err != nil {
 		return nil, err
 	}
-	out := []UndoResult{}
 	for _, f := range files {
 		// A file kept or undone since the list was read is settled, not refused.
 		if f.refusal == nil || errors.Is(f.refusal, ErrConflict) {

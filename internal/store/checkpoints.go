@@ -272,6 +272,9 @@ func (db *DB) SetSnapshotStatus(ctx context.Context, checkpointID int64, path, f
 // whole run marks its files at once. It returns the paths whose snapshot was not in status from,
 // which it left as they were.
 func (db *DB) SetSnapshotStatuses(ctx context.Context, checkpointID int64, paths []string, from, to string) (missed []string, err error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
 	err = db.write(ctx, func(tx *sql.Tx) error {
 		q, err := db.txStmt(ctx, tx, `
 			UPDATE file_snapshots SET status = ? WHERE checkpoint_id = ? AND path = ? AND status = ?`)
