@@ -24,8 +24,8 @@ const flushWholeFSFrom = 16
 // The order Commit relies on, and why a crash at any point leaves every file whole:
 //
 //  1. Restore writes each new content to a temporary file beside its target, with its final
-//     mode. Nothing is visible at the target yet; a crash leaves a stray temporary file at
-//     worst.
+//     mode, and starts its write-back. Nothing is visible at the target yet; a crash leaves
+//     stray temporary files at worst, which the next batch restoring the same files removes.
 //  2. Commit makes every temporary file durable before it renames any: with syncfs(2), which
 //     returns once all of the file system's dirty data and metadata are written and the disk's
 //     cache flushed, on file systems known to do so (see syncfsTrusted); elsewhere, and for
