@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // flushWholeFSFrom is how many files a batch needs before it flushes each file system once
@@ -154,12 +155,17 @@ func (b *Batch) Changed(dir string) {
 	b.folders[dir] = true
 }
 
+// renamers is how many renames a commit has in flight. A rename can wait on the disk (freeing
+// the blocks of the file it replaces) or, on a busy machine, for a core to come back to it;
+// those waits overlap.
+const renamers = 8
+
 // Commit makes the staged contents durable, renames each over its path, and syncs the folders.
 // It returns the paths it replaced, durably. On an error before the renames, none is replaced
-// and the temporary files are gone; on a failed rename, the files renamed before it are
-// returned with the error, and the rest are left as they were; when syncing a folder fails, no
-// path is returned, since none is known to be durable.
-func (b *Batch) Commit() (replaced []string, err error) {
+// and the temporary files are gone; a failed rename leaves its path as it was and its
+// temporary file gone, and is returned with the paths the other renames replaced; when syncing
+// a folder fails, no path is returned, since none is known to be durable.
+func (b *Batch) Commit() ([]string, error) {
 	defer b.closeFlushers()
 	for _, f := range b.flushers {
 		if err := flushFS(f); err != nil {
@@ -167,21 +173,34 @@ func (b *Batch) Commit() (replaced []string, err error) {
 			return nil, fmt.Errorf("flushing %s's file system: %w", f.Name(), err)
 		}
 	}
-	for i, s := range b.staged {
-		if err = os.Rename(s.tmp, s.path); err != nil {
-			removeTemps(b.staged[i:])
-			break
-		}
-		replaced = append(replaced, s.path)
-	}
+	staged := b.staged
 	b.staged = nil
+	errs := make([]error, len(staged))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(renamers, len(staged)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(staged); i = int(next.Add(1)) - 1 {
+				if errs[i] = os.Rename(staged[i].tmp, staged[i].path); errs[i] != nil {
+					_ = os.Remove(staged[i].tmp)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var replaced []string
+	for i, s := range staged {
+		if errs[i] == nil {
+			replaced = append(replaced, s.path)
+		}
+	}
 	for dir := range b.folders {
 		// A folder the caller emptied and removed has no entries left to make durable.
-		if syncErr := SyncDir(dir); syncErr != nil && !errors.Is(syncErr, fs.ErrNotExist) {
-			return nil, fmt.Errorf("syncing %s: %w", dir, syncErr)
+		if err := SyncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("syncing %s: %w", dir, err)
 		}
 	}
-	return replaced, err
+	return replaced, errors.Join(errs...)
 }
 
 // Abort removes the staged temporary files: no path changes.
