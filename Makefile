@@ -36,7 +36,7 @@ test-deps:
 test: test-deps frontend
 	scripts/test.sh
 
-bench:
+bench: test-deps
 	scripts/bench.sh
 
 clean:

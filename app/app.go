@@ -55,6 +55,9 @@ type App struct {
 	Chat      *ChatService
 	Review    *ReviewService
 
+	code *codeServers // the language servers of the open workspaces
+	mcp  *mcpServers  // the MCP servers of the open workspaces
+
 	// systemTheme is the desktop's scheme ("light" or "dark") once the window asked for it:
 	// the start page marks the first frame with it when Appearance says "system".
 	systemTheme atomic.Value
@@ -92,10 +95,25 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if p := folders.Problem(); p != "" {
 		slog.Warn("trusted folders", "problem", p)
 	}
+	a.code = newCodeServers(opts.DataDir, func() map[string]string { return settings.Get().LanguageServers },
+		func(id, state string) {
+			// A server's start or stop is news for Settings only; it must not hold the server.
+			go func() {
+				if _, err := emitter.Emit(context.Background(), events.Scope{}, events.LanguageServers, LanguageServerPayload{ID: id, State: state}); err != nil {
+					slog.Warn("language server event", "err", err)
+				}
+			}()
+		})
+	a.mcp = newMCPServers(opts.DataDir, opts.Version, settings, folders, emitter)
+	a.Workspace.closed = func(root string) {
+		a.code.Close(root)
+		a.mcp.Close(root)
+	}
 	a.Chat = newChatService(db, emitter, settings, a.Workspace, rules, folders)
+	a.Chat.code, a.Chat.mcp = a.code, a.mcp
 	a.Chat.runFailed = a.Ollama.wake
 	a.Review = newReviewService(db)
-	a.Settings = &SettingsService{store: settings, rules: rules, folders: folders, ollama: a.Ollama, chat: a.Chat}
+	a.Settings = &SettingsService{store: settings, rules: rules, folders: folders, ollama: a.Ollama, chat: a.Chat, code: a.code, mcp: a.mcp, workspace: a.Workspace}
 	a.Info = &AppService{opts: opts}
 	TraceStartup("services built")
 	return a, nil
@@ -155,6 +173,8 @@ const appEventsKept = 7 * 24 * time.Hour
 func (a *App) Shutdown() error {
 	a.Chat.shutdown()
 	a.Workspace.stopWatching()
+	a.code.CloseAll()
+	a.mcp.CloseAll()
 	if a.cancel != nil {
 		a.cancel()
 		<-a.done

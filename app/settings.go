@@ -2,13 +2,16 @@ package app
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"gantry/internal/approval"
 	"gantry/internal/config"
 	"gantry/internal/llm"
+	"gantry/internal/lsp"
 	"gantry/internal/safety"
 	"gantry/internal/terminal"
 	"gantry/internal/tools"
@@ -41,11 +44,14 @@ type ToolInfo struct {
 
 // SettingsService reads and saves settings and the "always allow" rules.
 type SettingsService struct {
-	store   *config.Store
-	rules   *approval.FileRuleStore
-	folders *trust.FileStore
-	ollama  *OllamaService
-	chat    *ChatService
+	store     *config.Store
+	rules     *approval.FileRuleStore
+	folders   *trust.FileStore
+	ollama    *OllamaService
+	chat      *ChatService
+	code      *codeServers
+	mcp       *mcpServers
+	workspace *WorkspaceService
 }
 
 // Get returns the settings and how they resolve.
@@ -83,6 +89,10 @@ func (s *SettingsService) Save(next config.Settings) (SettingsView, error) {
 			return SettingsView{}, fmt.Errorf("there is no tool named %q to turn off", name)
 		}
 	}
+	// MCP and language servers change through their own methods only: the screen's copy of them
+	// may be older.
+	next.MCPServers = s.store.Get().MCPServers
+	next.LanguageServers = s.store.Get().LanguageServers
 	if err := s.store.Save(next); err != nil {
 		return SettingsView{}, err
 	}
@@ -167,4 +177,64 @@ func configRules(rules []safety.FileRule) []config.FileRule {
 		}
 	}
 	return out
+}
+
+// CodeIntelligenceView is Settings → Code intelligence: each language's server and where it
+// stands for the open project (mirrored in frontend/src/lib/types.ts).
+type CodeIntelligenceView struct {
+	ToolsDir string       `json:"toolsDir"` // where the install commands put the servers
+	Project  string       `json:"project"`  // the open project, "" when none
+	Servers  []lsp.Status `json:"servers"`
+}
+
+// CodeIntelligence reports the language servers: found, running (with memory), failed, or not
+// installed (with the command that installs them).
+func (s *SettingsService) CodeIntelligence() CodeIntelligenceView {
+	view := CodeIntelligenceView{ToolsDir: s.code.toolsDir}
+	root := os.TempDir()
+	if ws := s.workspace.Current(); ws != nil {
+		root, view.Project = ws.Path, ws.Path
+	}
+	var m *lsp.Manager
+	if view.Project != "" {
+		m = s.code.For(root)
+	} else {
+		// Nothing open: what would run, without starting anything.
+		m = lsp.NewManager(lsp.Options{Root: root, ToolsDirs: ToolsDirs(filepath.Dir(s.code.toolsDir)), Overrides: s.store.Get().LanguageServers})
+		defer m.Close()
+	}
+	view.Servers = m.Statuses(view.ToolsDir)
+	return view
+}
+
+// SetLanguageServer makes program the server for a language ("" goes back to the one Gantry
+// finds). The running servers stop; each starts again, the new way, when next needed.
+func (s *SettingsService) SetLanguageServer(id, program string) (CodeIntelligenceView, error) {
+	if !slices.ContainsFunc(lsp.Specs(), func(spec lsp.Spec) bool { return spec.ID == id }) {
+		return CodeIntelligenceView{}, fmt.Errorf("there is no language %q", id)
+	}
+	program = strings.TrimSpace(program)
+	if program != "" {
+		fi, err := os.Stat(program)
+		switch {
+		case !filepath.IsAbs(program):
+			return CodeIntelligenceView{}, fmt.Errorf("give the full path of the program, like /usr/local/bin/gopls")
+		case err != nil:
+			return CodeIntelligenceView{}, fmt.Errorf("%s cannot be used: %w", program, err)
+		case fi.IsDir() || fi.Mode()&0o111 == 0:
+			return CodeIntelligenceView{}, fmt.Errorf("%s is not a program that can run", program)
+		}
+	}
+	next := s.store.Get()
+	servers := maps.Clone(next.LanguageServers)
+	if servers == nil {
+		servers = map[string]string{}
+	}
+	servers[id] = program
+	next.LanguageServers = servers
+	if err := s.store.Save(next); err != nil {
+		return CodeIntelligenceView{}, err
+	}
+	s.code.CloseAll()
+	return s.CodeIntelligence(), nil
 }

@@ -43,6 +43,8 @@ type WorkspaceService struct {
 	matcher *ignore.Matcher
 
 	watcher workspaceWatch
+	// closed is told when a folder stops being the open workspace (its language servers stop).
+	closed func(root string)
 }
 
 func newWorkspaceService(db *store.DB, emitter *events.Emitter) *WorkspaceService {
@@ -102,10 +104,14 @@ func (s *WorkspaceService) open(info workspace.Info) (workspace.Info, error) {
 		return workspace.Info{}, err
 	}
 	s.mu.Lock()
+	previous := s.current
 	s.current = &info
 	s.matcher = ignore.New(info.Path)
 	m := s.matcher
 	s.mu.Unlock()
+	if previous != nil && previous.Path != info.Path && s.closed != nil {
+		s.closed(previous.Path)
+	}
 	s.watchWorkspace(info.Path, m)
 	s.setTitle(info.Name)
 	s.recentChanged()
@@ -139,8 +145,12 @@ func (s *WorkspaceService) Current() *workspace.Info {
 // Close returns to the welcome screen.
 func (s *WorkspaceService) Close() {
 	s.mu.Lock()
+	previous := s.current
 	s.current, s.matcher = nil, nil
 	s.mu.Unlock()
+	if previous != nil && s.closed != nil {
+		s.closed(previous.Path)
+	}
 	s.stopWatching()
 	s.setTitle("")
 }

@@ -1,5 +1,5 @@
 // A small project tree on disk for the tests to open.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -13,5 +13,13 @@ export function makeProject(name = 'sample-project'): string {
   writeFileSync(join(root, 'debug.log'), 'noise\n')
   writeFileSync(join(root, 'src', 'main.go'), 'package main\n')
   writeFileSync(join(root, 'src', 'util', 'strings.go'), 'package util\n')
+  return root
+}
+
+/** A small Go module (an interface, two implementations, a caller): the language servers'
+ * fixture of internal/lsp, copied. */
+export function makeGoProject(name = 'shapes'): string {
+  const root = join(mkdtempSync(join(tmpdir(), 'gantry-go-')), name)
+  cpSync(join(import.meta.dirname, '..', '..', 'internal', 'lsp', 'testdata', 'goproj'), root, { recursive: true })
   return root
 }

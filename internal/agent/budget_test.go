@@ -20,11 +20,12 @@ import (
 	"gantry/internal/tools"
 )
 
+// budgetRegistry is a session's tools, the task list's included.
 func budgetRegistry(t *testing.T) *tools.Registry {
 	t.Helper()
 	root := t.TempDir()
 	env := &tools.Env{Root: root, Ignore: ignore.New(root), Approver: tools.PolicyApprover{},
-		Checkpoints: tools.NoCheckpoints{}, FileRules: safety.DefaultFileRules()}
+		Checkpoints: tools.NoCheckpoints{}, FileRules: safety.DefaultFileRules(), Tasks: keptTasks{}}
 	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 	require.NoError(t, err)
 	return reg
@@ -71,13 +72,13 @@ func TestPromptPlanPerWindow(t *testing.T) {
 	// than tools[], and the agent's tools cost the most.
 	want := map[string][]row{
 		"agent/native":   {{2048, PromptCore}, {4096, PromptCompact}, {8192, PromptFull}, {32768, PromptFull}},
-		"agent/text":     {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
-		"explore/native": {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
+		"agent/text":     {{2048, PromptLean}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
+		"explore/native": {{2048, PromptLean}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
 		"explore/text":   {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
-		"plan/native":    {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
+		"plan/native":    {{2048, PromptLean}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
 		"plan/text":      {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
-		"review/native":  {{2048, PromptCore}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
-		"review/text":    {{2048, PromptCompact}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
+		"review/native":  {{2048, PromptCore}, {4096, PromptCompact}, {8192, PromptFull}, {32768, PromptFull}},
+		"review/text":    {{2048, PromptLean}, {4096, PromptFull}, {8192, PromptFull}, {32768, PromptFull}},
 	}
 	for _, mode := range promptTestModes {
 		reg := budgetModeTools(t, mode)
@@ -92,6 +93,11 @@ func TestPromptPlanPerWindow(t *testing.T) {
 				require.GreaterOrEqual(t, share, 0.5, "%s at %d: the conversation keeps half the window", key, r.numCtx)
 				require.Equal(t, EstimateTokens(plan.System())+wireTokens(plan.Wire), plan.Tokens)
 				require.Equal(t, native, len(plan.Wire) > 0, "tools[] only on the native path")
+				// The task list is offered only where the window describes every tool.
+				_, tasks := plan.Tools.Get("task_create")
+				lean := plan.Level == PromptLean || plan.Level == PromptCore
+				require.Equal(t, !lean, tasks, "%s at %d: task tools", key, r.numCtx)
+				require.Equal(t, !lean, strings.Contains(plan.System(), "LARGER TASKS"), "%s at %d", key, r.numCtx)
 
 				// Heavy project instructions still leave half of a 2k window.
 				heavy := PlanPrompt(budgetHeavyInput(mode, native), reg, r.numCtx)
@@ -108,11 +114,13 @@ func TestPromptLevelsShrink(t *testing.T) {
 	for _, mode := range promptTestModes {
 		reg := budgetModeTools(t, mode)
 		for _, native := range []bool{true, false} {
-			full := renderLevel(budgetInput(mode, native), reg, PromptFull)
-			compact := renderLevel(budgetInput(mode, native), reg, PromptCompact)
-			core := renderLevel(budgetInput(mode, native), reg, PromptCore)
+			full := renderLevel(budgetInput(mode, native), reg, PromptFull, 0)
+			compact := renderLevel(budgetInput(mode, native), reg, PromptCompact, 0)
+			lean := renderLevel(budgetInput(mode, native), reg, PromptLean, 0)
+			core := renderLevel(budgetInput(mode, native), reg, PromptCore, 0)
 			require.Less(t, compact.Tokens, full.Tokens, mode)
-			require.Less(t, core.Tokens, compact.Tokens, mode)
+			require.Less(t, lean.Tokens, compact.Tokens, mode)
+			require.Less(t, core.Tokens, lean.Tokens, mode)
 			// A window too small for any level gets the smallest.
 			require.Equal(t, PromptCore, PlanPrompt(budgetInput(mode, native), reg, 512).Level)
 		}
@@ -124,7 +132,7 @@ func TestPromptLevelsShrink(t *testing.T) {
 func TestPromptCoreNamesTheOtherTools(t *testing.T) {
 	t.Parallel()
 	reg := budgetModeTools(t, ModeAgent)
-	native := renderLevel(budgetInput(ModeAgent, true), reg, PromptCore)
+	native := renderLevel(budgetInput(ModeAgent, true), reg, PromptCore, 0)
 	var names []string
 	for _, w := range native.Wire {
 		names = append(names, w.Function.Name)
@@ -132,7 +140,7 @@ func TestPromptCoreNamesTheOtherTools(t *testing.T) {
 	require.Equal(t, []string{"read_file", "list_files", "search_workspace", "edit_file", "write_file", "run_terminal_command"}, names)
 	require.Contains(t, native.System(), "glob, get_diagnostics, undo_file, undo_turn are not offered")
 
-	text := renderLevel(budgetInput(ModeAgent, false), reg, PromptCore)
+	text := renderLevel(budgetInput(ModeAgent, false), reg, PromptCore, 0)
 	sys := text.System()
 	require.Contains(t, sys, "- edit_file(path: string, edits?: [{old: string, new: string}], old?: string, new?: string): Change part of a file")
 	require.Contains(t, sys, "More tools, same call format:\n- glob(pattern: string, path?: string)\n- get_diagnostics(path: string)")
@@ -144,14 +152,14 @@ func TestPromptCoreNamesTheOtherTools(t *testing.T) {
 		require.Contains(t, s, "Paths are relative to the project folder")
 		require.Contains(t, s, "Prefer table-driven tests.", "the person's own instructions stay")
 		require.Contains(t, s, "Run `make test` before finishing.", "so do the project's")
-		require.NotContains(t, s, "CODE NAVIGATION")
+		require.NotContains(t, s, "CODE NAVIGATION STRATEGY")
 	}
 
 	// A tool the person turned off is not the window's doing: it is not named as left out.
-	off := renderLevel(budgetInput(ModeAgent, true), reg.Without([]string{"glob"}), PromptCore)
+	off := renderLevel(budgetInput(ModeAgent, true), reg.Without([]string{"glob"}), PromptCore, 0)
 	require.Equal(t, []string{"get_diagnostics", "undo_file", "undo_turn"}, off.Input.LeftOut)
 
-	review := renderLevel(budgetInput(ModeReview, true), budgetModeTools(t, ModeReview), PromptCore)
+	review := renderLevel(budgetInput(ModeReview, true), budgetModeTools(t, ModeReview), PromptCore, 0)
 	require.Len(t, review.Wire, 4)
 	require.Contains(t, review.Wire[3].Function.Description, "read-only git command")
 	require.Contains(t, review.System(), "git status and git diff")
@@ -182,7 +190,7 @@ func TestPromptLevels(t *testing.T) {
 		for _, native := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s-%s-%s", c.mode, c.level, pathName(native)), func(t *testing.T) {
 				t.Parallel()
-				plan := renderLevel(budgetInput(c.mode, native), budgetModeTools(t, c.mode), c.level)
+				plan := renderLevel(budgetInput(c.mode, native), budgetModeTools(t, c.mode), c.level, 0)
 				got := plan.System()
 				if native {
 					wire, err := json.MarshalIndent(plan.Wire, "", "  ")
@@ -224,7 +232,7 @@ func TestRunSmallWindowNative(t *testing.T) {
 	}
 	first := reqs[0]
 	require.Equal(t, "Change part of a file by replacing exact text copied from it.", first.Tools[3].Function.Description)
-	require.NotContains(t, first.Messages[0].Content, "CODE NAVIGATION", "the short prompt")
+	require.NotContains(t, first.Messages[0].Content, "CODE NAVIGATION STRATEGY", "the short prompt")
 	require.Contains(t, first.Messages[0].Content, "not offered in this small context window")
 	for _, tool := range first.Tools {
 		for name, p := range tool.Function.Parameters.Properties.All() {

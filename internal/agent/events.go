@@ -8,6 +8,7 @@ import (
 	"gantry/internal/checkpoint"
 	"gantry/internal/events"
 	"gantry/internal/git"
+	"gantry/internal/tools"
 )
 
 // EventSink is the one door to the UI (*events.Emitter): Emit stores and posts at once, for
@@ -47,6 +48,12 @@ type RunStartedPayload struct {
 	Plan bool `json:"plan,omitempty"`
 	// GitBranch is what the session's git branch came to; nil when none was asked for.
 	GitBranch *git.BranchOutcome `json:"gitBranch,omitempty"`
+	// Subagent is set when the run is a subagent's: the UI shows it inside the call that
+	// started it.
+	Subagent *SubagentOf `json:"subagent,omitempty"`
+	// Notices are the background tasks whose ends this run was started to hand the model
+	// (Text is then empty), or that came with the person's message.
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 // TextPayload is an assistantText or thinking delta: the whole cleaned text of the answer so far
@@ -104,6 +111,17 @@ type ToolActionPayload struct {
 	Sandboxed bool `json:"sandboxed,omitempty"`
 	// DurationMs is set when the action finished.
 	DurationMs int64 `json:"durationMs,omitempty"`
+	// Places are the locations a code intelligence answer names, each opening the file there.
+	Places []tools.Place `json:"places,omitempty"`
+	// Problems are errors the file's language server found after the change, that it brought in.
+	Problems []tools.Problem `json:"problems,omitempty"`
+	// Server is the MCP server the tool comes from (tools.CallView.Server).
+	Server string `json:"server,omitempty"`
+}
+
+// TaskListPayload is the session's task list after a change, whole.
+type TaskListPayload struct {
+	Tasks []tools.Task `json:"tasks"`
 }
 
 // CommandOutputPayload is a piece of a running command's output, as it arrives.
@@ -119,6 +137,8 @@ type RunFinishedPayload struct {
 	FilesChanged []checkpoint.FileChange `json:"filesChanged"`
 	// Truncated: the final answer was cut at the output limit or the context window.
 	Truncated bool `json:"truncated,omitempty"`
+	// ToolUses counts the calls the run made.
+	ToolUses int `json:"toolUses,omitempty"`
 }
 
 // runEmitter sends one run's events. State events are sent even after the run was cancelled

@@ -11,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"gantry/internal/ignore"
-	"gantry/internal/safety"
 	"gantry/internal/terminal"
 	"gantry/internal/tools"
 )
@@ -66,13 +64,18 @@ func promptTestInput(mode Mode, native bool) PromptInput {
 	if !native {
 		in.ToolsText = "## read_file(path: string)\nRead a text file.\n\n## edit_file(path: string, edits: [{old: string, new: string}])\nChange part of a file.\n"
 	}
-	in.Example, in.Hints = toolGuidance(builtinModeTools(mode))
+	in.Example, in.Hints, in.Practices = toolGuidance(builtinModeTools(mode))
 	return in
 }
 
-// builtinModeTools are the built-in tools a run in mode is offered.
+// keptTasks stands for a session's task list where only whether one is kept matters (the
+// prompt offers the task tools).
+type keptTasks struct{ tools.Tasks }
+
+// builtinModeTools are the built-in tools a run in mode is offered, in a session that keeps a
+// task list.
 func builtinModeTools(mode Mode) *tools.Registry {
-	env := &tools.Env{Root: os.TempDir(), Approver: tools.PolicyApprover{}, Checkpoints: tools.NoCheckpoints{}}
+	env := &tools.Env{Root: os.TempDir(), Approver: tools.PolicyApprover{}, Checkpoints: tools.NoCheckpoints{}, Tasks: keptTasks{}}
 	all, err := tools.NewBuiltinRegistry(env, terminal.NewSession(os.TempDir()))
 	if err != nil {
 		panic(err)
@@ -135,19 +138,13 @@ func TestSystemPromptSections(t *testing.T) {
 func TestSystemPromptStaysSmall(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	env := &tools.Env{Root: root, Ignore: ignore.New(root), Approver: tools.PolicyApprover{},
-		Checkpoints: tools.NoCheckpoints{}, FileRules: safety.DefaultFileRules()}
-	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
-	require.NoError(t, err)
-	toolsText := reg.PromptText(tools.DetailFull, nil)
-
 	for _, mode := range promptTestModes {
 		in := PromptInput{Mode: mode, Workspace: root, WorkspaceName: "project", OS: "linux", Date: "2025-01-15", NativeTools: true}
-		in.Example, in.Hints = toolGuidance(builtinModeTools(mode))
+		in.Example, in.Hints, in.Practices = toolGuidance(builtinModeTools(mode))
 		native := EstimateTokens(BuildSystemPrompt(in))
 		require.Less(t, native, 900, "%s native prompt", mode)
 
-		in.NativeTools, in.ToolsText = false, toolsText
+		in.NativeTools, in.ToolsText = false, builtinModeTools(mode).PromptText(tools.DetailFull, nil)
 		text := EstimateTokens(BuildSystemPrompt(in))
 		require.Less(t, text, 2500, "%s text prompt", mode)
 		t.Logf("%s: native ≈%d tokens, text ≈%d tokens", mode, native, text)
@@ -176,5 +173,33 @@ func TestParseMode(t *testing.T) {
 	require.False(t, ModeAgent.ReadOnly())
 	for _, m := range []Mode{ModeExplore, ModePlan, ModeReview, Mode("bogus")} {
 		require.True(t, m.ReadOnly(), m)
+	}
+}
+
+// availableCode says a Go server exists without ever starting one: enough to offer the code
+// intelligence tools, for measuring the prompt that describes them.
+type availableCode struct{ tools.CodeIntel }
+
+func (availableCode) Available() []string { return []string{"go"} }
+
+// With every code intelligence tool and the task list offered the full prompt still leaves a 4k window most of
+// itself; smaller windows get the compact or core level (budget.go).
+func TestSystemPromptWithCodeIntelligenceStaysSmall(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	env := &tools.Env{Root: root, Approver: tools.PolicyApprover{}, Checkpoints: tools.NoCheckpoints{}, Code: availableCode{}, Tasks: keptTasks{}}
+	all, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
+	require.NoError(t, err)
+	for _, mode := range promptTestModes {
+		reg, err := ModeTools(mode, all)
+		require.NoError(t, err)
+		_, ok := reg.Get("find_references")
+		require.True(t, ok, "the code tools are offered")
+		in := PromptInput{Mode: mode, Workspace: root, WorkspaceName: "project", OS: "linux", Date: "2025-01-15", ToolsText: reg.PromptText(tools.DetailFull, nil)}
+		in.Example, in.Hints, in.Practices = toolGuidance(reg)
+		text := EstimateTokens(BuildSystemPrompt(in))
+		native := EstimateTokens(BuildSystemPrompt(PromptInput{Mode: mode, WorkspaceName: "project", NativeTools: true, Hints: in.Hints, Practices: in.Practices})) + wireTokens(reg.OllamaTools(tools.DetailFull, nil))
+		t.Logf("%s with code intelligence: text ≈%d tokens, native (prompt and tools[]) ≈%d", mode, text, native)
+		require.Less(t, text, 3000, "%s text prompt", mode)
 	}
 }

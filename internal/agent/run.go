@@ -36,6 +36,12 @@ type Deps struct {
 	Tools       *tools.Registry
 	Checkpoints CheckpointStarter // nil: changes are not checkpointed
 	Now         func() time.Time  // nil: time.Now
+	// Subagents are the session's subagents: the run hands their notices to the model and
+	// lets its calls start more. nil in a subagent's own run.
+	Subagents *Subagents
+	// Extra are the tools registered at run time (MCP servers'), asked for at each run's start;
+	// status shows what it waits for. Nil: none.
+	Extra func(ctx context.Context, status func(string)) tools.Extension
 }
 
 // Runner runs the agent's loop (SPEC §3).
@@ -65,6 +71,9 @@ type RunRequest struct {
 	Plan string
 	// GitBranch moves the session onto its own git branch at its first run (the setting).
 	GitBranch bool
+	// Subagent is set for a subagent's run: its events go into the parent's log, linked to the
+	// call that started it.
+	Subagent *SubagentOf
 }
 
 // RunResult is how a run ended, as its runFinished event says.
@@ -75,6 +84,8 @@ type RunResult struct {
 	// Truncated is a final answer Ollama cut (done_reason "length": num_predict or the context
 	// window), so the person knows the answer did not end where the model meant it to.
 	Truncated bool
+	// ToolUses counts the calls the run made.
+	ToolUses int
 }
 
 // finishTimeout bounds the saves after the loop, which use a fresh context: a cancelled run
@@ -88,10 +99,12 @@ const doomLoopRepeats = 3
 // status and a message (error nil); the error reports a failure of the machine (the database),
 // after which the run also ended, as failed.
 func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
-	a := &agentRun{
-		deps: r.deps, req: req, calls: map[string]int{},
-		emit: &runEmitter{sink: r.deps.Events, scope: events.Scope{SessionID: req.SessionID, RunID: req.RunID}},
+	scope := events.Scope{SessionID: req.SessionID, RunID: req.RunID}
+	if req.Subagent != nil {
+		scope.SessionID = req.Subagent.SessionID
 	}
+	a := &agentRun{deps: r.deps, shared: r.deps, req: req, calls: map[string]int{}, emit: &runEmitter{sink: r.deps.Events, scope: scope}}
+	defer r.deps.Subagents.runEnded()
 	out, err := a.start(ctx)
 	if err == nil && out.Status == "" {
 		out, err = a.loop(ctx)
@@ -102,8 +115,11 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 // agentRun is the state of one run.
 type agentRun struct {
 	deps Deps
-	req  RunRequest
-	emit *runEmitter
+	// shared are the Runner's deps as they came, before the run wrapped any for itself (the
+	// model's prompt meter): what a subagent it starts works with.
+	shared Deps
+	req    RunRequest
+	emit   *runEmitter
 
 	path   ToolPath
 	info   llm.ModelInfo
@@ -112,12 +128,20 @@ type agentRun struct {
 	wire   api.Tools
 	// wireTokens is wire's estimated size, paid by every request.
 	wireTokens int
-	hist       *history
-	cp         *checkpoint.Checkpoint
-	wrote      bool           // some file change succeeded
-	checked    bool           // write validation has spoken
-	calls      map[string]int // answers that made each call, by tool and canonical arguments
-	window     *contextWindow // session memory and compaction (compact.go)
+	// prompt is the run's prompt input before PlanPrompt; modeTools the mode's tools, of which
+	// the plan offers all or, in a small window, all but the optional ones; loaded counts the
+	// lazily described tools whose parameters the plan shows.
+	prompt    PromptInput
+	modeTools *tools.Registry
+	loaded    int
+	planned   bool
+	hist      *history
+	cp        *checkpoint.Checkpoint
+	wrote     bool           // some file change succeeded
+	checked   bool           // write validation has spoken
+	calls     map[string]int // answers that made each call, by tool and canonical arguments
+	window    *contextWindow // session memory and compaction (compact.go)
+	toolUses  int            // calls made, for RunResult
 }
 
 // start looks the model up, saves the message and prepares the loop. A set Status ends the
@@ -130,9 +154,11 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 			a.path = PathNative
 		}
 	}
+	notices := a.deps.Subagents.runStarted()
 	a.emit.state(ctx, events.RunStarted, RunStartedPayload{
 		Mode: a.req.Mode, Model: a.req.Model, Text: a.req.Text, ToolPath: a.path, GitBranch: a.sessionBranch(ctx),
 		Attachments: a.req.Attachments, Plan: strings.TrimSpace(a.req.Plan) != "",
+		Subagent: a.req.Subagent, Notices: notices,
 	})
 
 	content, err := UserMessage(a.req.Text, a.req.Attachments, a.req.Workspace)
@@ -143,8 +169,13 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	if a.hist, err = loadHistory(ctx, a.deps.Messages, a.req.SessionID, a.req.RunID, a.deps.Now); err != nil {
 		return RunResult{}, err
 	}
-	if err := a.hist.add(ctx, api.Message{Role: "user", Content: content}); err != nil {
+	if err := a.addNotices(ctx, notices); err != nil {
 		return RunResult{}, err
+	}
+	if strings.TrimSpace(content) != "" || len(notices) == 0 {
+		if err := a.hist.add(ctx, api.Message{Role: "user", Content: content}); err != nil {
+			return RunResult{}, err
+		}
 	}
 	if modelErr != nil {
 		return a.modelFailure(ctx, modelErr), nil
@@ -155,21 +186,52 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		}
 	}
 
-	registry, err := ModeTools(a.req.Mode, a.deps.Tools)
+	all, err := a.withExtra(ctx)
 	if err != nil {
 		return RunResult{}, err
 	}
+	registry, err := ModeTools(a.req.Mode, all)
+	if err != nil {
+		return RunResult{}, err
+	}
+	a.modeTools = registry
 	a.tools = &toolRunner{registry: registry, root: a.req.Workspace, emit: a.emit}
-	in := PromptInput{
+	a.prompt = PromptInput{
 		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
 		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
-		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
+		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"), Subagent: a.req.Subagent != nil,
 	}
-	plan := PlanPrompt(in, registry, a.info.NumCtx(a.req.NumCtxCap))
-	a.wire, a.wireTokens = plan.Wire, wireTokens(plan.Wire)
-	a.system = plan.System()
-	a.window = newContextWindow(plan.Input)
+	a.window = newContextWindow(PromptInput{})
+	a.plan()
 	return RunResult{}, nil
+}
+
+// withExtra is the session's tools and those registered at run time (MCP servers'), which may
+// have to start first: the spinner says so meanwhile.
+func (a *agentRun) withExtra(ctx context.Context) (*tools.Registry, error) {
+	if a.deps.Extra == nil {
+		return a.deps.Tools, nil
+	}
+	ext := a.deps.Extra(ctx, func(label string) { a.emit.state(ctx, events.Spinner, SpinnerPayload{Label: label}) })
+	if len(ext.Tools) == 0 && ext.Resolve == nil {
+		return a.deps.Tools, nil
+	}
+	return a.deps.Tools.Extend(ext)
+}
+
+// plan renders the system prompt and tools for the window, again whenever a lazily described
+// tool loaded its parameters since: the model then sees them (the native path's tools[] gets
+// the real schema, the text path's prompt the signature).
+func (a *agentRun) plan() {
+	loaded := loadedTools(a.modeTools)
+	if a.planned && loaded == a.loaded {
+		return
+	}
+	plan := PlanPrompt(a.prompt, a.modeTools, a.info.NumCtx(a.req.NumCtxCap))
+	a.tools.registry = plan.Tools
+	a.wire, a.wireTokens, a.loaded, a.planned = plan.Wire, wireTokens(plan.Wire), loaded, true
+	a.system = plan.System()
+	a.window.prompt = plan.Input
 }
 
 func (a *agentRun) maxIterations() int {
@@ -187,6 +249,9 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 	n := a.maxIterations()
 	for it := 1; it <= n; it++ {
 		if err := a.noteStaleFiles(ctx); err != nil {
+			return RunResult{}, err
+		}
+		if err := a.addNotices(ctx, a.deps.Subagents.take()); err != nil {
 			return RunResult{}, err
 		}
 		ans, err := a.ask(ctx, it, a.windowedRequest(ctx), a.wire)
@@ -222,8 +287,10 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 			}
 			return RunResult{Status: StatusFailed, Message: msg}, nil
 		}
-		batch := a.tools.run(ctx, it, calls)
+		a.toolUses += len(calls)
+		batch := a.tools.run(withParent(ctx, a), it, calls)
 		a.wrote = a.wrote || batch.wrote
+		a.plan()
 		times := resultTimes(a.path, batch.feedback)
 		msgs, metas := resultMessages(a.path, batch.feedback)
 		for i, m := range msgs {
@@ -245,6 +312,17 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 	}
 	return RunResult{Status: StatusIterationLimit, Message: fmt.Sprintf(
 		"Stopped after %d steps, the most a run may take, before the task was finished. Send a message to let it continue.", n)}, nil
+}
+
+// addNotices puts the notices of background tasks that ended into the conversation, each as a
+// message of its own: the model reads them before its next answer.
+func (a *agentRun) addNotices(ctx context.Context, notices []Notice) error {
+	for _, n := range notices {
+		if err := a.hist.add(ctx, api.Message{Role: "user", Content: n.ForModel()}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ask streams one answer into the UI.
@@ -366,6 +444,7 @@ func (a *agentRun) finish(ctx context.Context, out RunResult, runErr error) (Run
 		out = RunResult{Status: StatusCancelled, Message: "Stopped."}
 	}
 	out.FilesChanged = []checkpoint.FileChange{}
+	out.ToolUses = a.toolUses
 	if a.cp != nil {
 		files, err := a.cp.Files(fctx)
 		if err == nil {

@@ -65,7 +65,8 @@ func newRunFixtureWith(t *testing.T, models []fakeollama.Model, turns []fakeolla
 	t.Cleanup(func() { _ = emitter.Close(context.Background()) })
 
 	cps := checkpoint.New(db, sess.ID)
-	env := &tools.Env{Root: root, Ignore: ignore.New(root), Approver: approver, Checkpoints: cps.Checkpointer(), FileRules: safety.DefaultFileRules()}
+	env := &tools.Env{Root: root, Ignore: ignore.New(root), Approver: approver, Checkpoints: cps.Checkpointer(), FileRules: safety.DefaultFileRules(),
+		Tasks: sessionTasks{db: db, sessionID: sess.ID}}
 	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 	require.NoError(t, err)
 
@@ -362,34 +363,63 @@ func TestRunCancelDuringStream(t *testing.T) {
 	t.Parallel()
 	f := newRunFixture(t, []fakeollama.Turn{{
 		Chunks:     []fakeollama.Chunk{{Content: "Slowly thinking about it "}, {Content: "word "}, {Content: "by word"}},
-		ChunkDelay: 10 * time.Second,
+		ChunkDelay: time.Hour,
 	}}, allowAll)
-	runCancelled(t, f, "explain main.go")
+	runCancelledOn(t, f, "explain main.go", func(ev events.Event) bool { return ev.Type == events.AssistantText })
 }
 
 func TestRunCancelDuringCommand(t *testing.T) {
 	t.Parallel()
 	f := newRunFixture(t, []fakeollama.Turn{
-		{Chunks: []fakeollama.Chunk{call("run_terminal_command", map[string]any{"command": "sleep 30"})}},
+		{Chunks: []fakeollama.Chunk{call("run_terminal_command", map[string]any{"command": "echo waiting; sleep 1000"})}},
 	}, allowAll)
-	runCancelled(t, f, "wait a while")
+	runCancelledOn(t, f, "wait a while", commandSaid("waiting"))
 	msgs := f.messages()
 	require.Equal(t, "tool", msgs[len(msgs)-1].Role, "the stopped call's result is kept")
+	require.Contains(t, msgs[len(msgs)-1].Content, "cancelled by the user", "the stop ended the command, not its timeout")
 }
 
-func runCancelled(t *testing.T, f *runFixture, task string) {
+// runCancelledOn runs task, stops it at the first posted event for which stop holds, and checks
+// that it ended as cancelled. The runs here would go on for an hour or more otherwise: ending
+// at all shows that the stop reached them (a minute only spares a broken build that hour).
+func runCancelledOn(t *testing.T, f *runFixture, task string, stop func(events.Event) bool) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.emitter.Attach(posterFunc(func(ev events.Event) {
+		if stop(ev) {
+			cancel()
+		}
+	}))
+	ended := make(chan RunResult, 1)
 	go func() {
-		time.Sleep(700 * time.Millisecond)
-		cancel()
+		res, err := f.runner.Run(ctx, RunRequest{SessionID: f.sessionID, RunID: "run-1", Workspace: f.root, Mode: ModeAgent, Model: "coder", Text: task})
+		if err != nil {
+			res.Message = err.Error()
+		}
+		ended <- res
 	}()
-	start := time.Now()
-	res := f.run(ctx, "coder", task)
-	require.Equal(t, StatusCancelled, res.Status)
-	require.Less(t, time.Since(start), 1700*time.Millisecond, "a stop ends the run within a second")
+	var res RunResult
+	select {
+	case res = <-ended:
+	case <-time.After(time.Minute):
+		t.Fatal("the stop did not end the run")
+	}
+	require.Equal(t, StatusCancelled, res.Status, res.Message)
 	require.Equal(t, StatusCancelled, f.finished().Status)
 }
+
+// commandSaid holds for the output event that carries marker: the command is under way.
+func commandSaid(marker string) func(events.Event) bool {
+	return func(ev events.Event) bool {
+		return ev.Type == events.CommandOutput && strings.Contains(string(ev.Payload), marker)
+	}
+}
+
+// posterFunc receives the emitter's events as the UI would, as they are posted.
+type posterFunc func(events.Event)
+
+func (f posterFunc) Post(ev events.Event) { f(ev) }
 
 func TestRunReadOnlyModeRefusesWrites(t *testing.T) {
 	t.Parallel()

@@ -96,7 +96,7 @@ func (b *batchEvents) Started(i int, c tools.Call) {
 	v := b.view(c)
 	b.emit.state(b.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: c.Name, Status: ActionRunning,
-		Title: v.Running, Path: v.Path, Command: v.Command,
+		Title: v.Running, Path: v.Path, Command: v.Command, Server: v.Server,
 	})
 }
 
@@ -108,7 +108,7 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 	v := b.view(r.Call)
 	p := ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: r.Call.Name, Status: ActionSuccess,
-		Title: v.Done, Path: v.Path, Command: v.Command,
+		Title: v.Done, Path: v.Path, Command: v.Command, Server: v.Server,
 		DurationMs: r.Finished.Sub(r.Started).Milliseconds(),
 	}
 	// The row says what the result's meta says: the file and lines it read or changed, the
@@ -128,12 +128,16 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 	if d, ok := r.Result.Display.(tools.CommandDisplay); ok {
 		p.Sandboxed = d.Sandboxed
 	}
+	p.Places, p.Problems = m.Places, m.Problems
 	if r.Result.Failed() {
 		p.Status, p.ErrorKind = ActionError, string(r.Result.ErrorKind)
 		p.Title = v.Running
 		p.Detail = tools.Clip(firstLine(r.Result.Content), 200)
 	}
 	b.emit.state(b.ctx, events.ToolAction, p)
+	if m.Tasks != nil {
+		b.emit.state(b.ctx, events.TaskList, TaskListPayload{Tasks: m.Tasks})
+	}
 }
 
 func firstLine(s string) string {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"gantry/internal/fsutil"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"gantry/internal/fsutil"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -54,6 +55,13 @@ type Settings struct {
 	SandboxNetwork bool `json:"sandboxNetwork"`
 	// Theme is the app's appearance: system, light or dark.
 	Theme string `json:"theme"`
+	// LanguageServers are programs the person chose instead of the ones Gantry finds, by
+	// language ("go", "typescript", "python", "c", "rust"); absolute paths.
+	LanguageServers map[string]string `json:"languageServers,omitempty"`
+	// MCPServers are the person's MCP servers, {"name": {"command": …} | {"url": …}}, as other
+	// clients write them. Kept as written: internal/mcp reads each entry on its own, so a broken
+	// one is reported in Settings and never costs the rest of the settings.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // FileRule is one sensitive-file rule as settings.json keeps it (safety.FileRule with words
@@ -154,6 +162,11 @@ func (s Settings) Validate() error {
 			return fmt.Errorf("tool name %q is not valid", name)
 		}
 	}
+	for lang, program := range s.LanguageServers {
+		if p := strings.TrimSpace(program); p != "" && !filepath.IsAbs(p) {
+			return fmt.Errorf("the %s language server %q must be an absolute path", lang, program)
+		}
+	}
 	return nil
 }
 
@@ -183,6 +196,16 @@ func (s Settings) normalized() Settings {
 	s.Theme = strings.ToLower(strings.TrimSpace(s.Theme))
 	if s.Theme == "" {
 		s.Theme = ThemeSystem
+	}
+	servers := map[string]string{}
+	for lang, program := range s.LanguageServers {
+		if program = strings.TrimSpace(program); program != "" {
+			servers[strings.TrimSpace(lang)] = program
+		}
+	}
+	s.LanguageServers = nil
+	if len(servers) > 0 {
+		s.LanguageServers = servers
 	}
 	if s.FileRules != nil {
 		rules := make([]FileRule, len(s.FileRules))

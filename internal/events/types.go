@@ -15,6 +15,13 @@ const (
 	// WorkspaceChanged says files of the open workspace changed on disk, whoever changed them
 	// (payload app.WorkspaceChangedPayload): the file tree reloads the folders it lists.
 	WorkspaceChanged Type = "workspaceChanged"
+	// LanguageServers says a language server of the open workspace started or stopped (payload
+	// app.LanguageServerPayload): Settings → Code intelligence reads the statuses again.
+	LanguageServers Type = "languageServers"
+	// MCPServers says an MCP server of the open workspace started, stopped or listed new tools,
+	// or a tool's first call registered its parameters (payload mcp.Event): Settings → Tools
+	// reads the servers again.
+	MCPServers Type = "mcpServers"
 
 	// The agent's run (payloads in internal/agent/events.go). A run is RunStarted, then per
 	// answer AssistantText/Thinking deltas, ThinkingDone and Spinner, then per batch of tool
@@ -42,13 +49,21 @@ const (
 	// FilesChangedOnDisk says the model was told that files it had read or written changed on
 	// disk since (payload agent.FilesChangedOnDiskPayload).
 	FilesChangedOnDisk Type = "filesChangedOnDisk"
+	// TaskList is the session's whole task list after a tool changed it (payload
+	// agent.TaskListPayload): the checklist above the chat input shows the latest.
+	TaskList Type = "taskList"
+	// TaskStarted says a background subagent began (payload agent.TaskStartedPayload), and
+	// TaskNotification that one ended, however it ended (payload agent.Notice): the chips above
+	// the input follow them. Every TaskStarted is followed by exactly one TaskNotification.
+	TaskStarted      Type = "taskStarted"
+	TaskNotification Type = "taskNotification"
 )
 
 // All lists every event type, for the mirror test.
 var All = []Type{
-	OllamaStatus, ModelPull, RecentChanged, WorkspaceChanged,
+	OllamaStatus, ModelPull, RecentChanged, WorkspaceChanged, LanguageServers, MCPServers,
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,
-	ContextCompacted, FilesChangedOnDisk,
+	ContextCompacted, FilesChangedOnDisk, TaskList, TaskStarted, TaskNotification,
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
@@ -33,6 +34,10 @@ type DB struct {
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // see stmt
+
+	// now dates what is stored (activity that orders the lists, messages, snapshots); tests
+	// replace it to order events without waiting for the wall clock to move.
+	now func() time.Time
 }
 
 // DefaultDir is <user data dir>/gantry: $XDG_DATA_HOME or ~/.local/share on Linux,
@@ -89,7 +94,7 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 	// An undo reads the blobs of many files at once, one reader per core; they keep their
 	// connections between files rather than open new ones (the default keeps two).
 	sqlDB.SetMaxIdleConns(max(2, runtime.GOMAXPROCS(0)+1))
-	db := &DB{sql: sqlDB, path: path, stmts: map[string]*sql.Stmt{}}
+	db := &DB{sql: sqlDB, path: path, stmts: map[string]*sql.Stmt{}, now: time.Now}
 	if err := db.migrate(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err

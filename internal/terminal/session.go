@@ -24,6 +24,13 @@ type Session struct {
 	timeout0   time.Duration // for a command that asks for none; the setting
 	sandbox    Sandbox
 	cache      string // the project's writable cache in the sandbox, made at first use
+
+	// timeUp starts a command's time limit and says when it has run out; tests replace it to
+	// choose that moment (once the command is under way) instead of racing the clock.
+	timeUp func(limit time.Duration) <-chan time.Time
+	// linger is outputLinger; tests lengthen it so that late output is late by their choice,
+	// not by how busy the machine is.
+	linger time.Duration
 }
 
 // NewSession starts a session in root.
@@ -35,7 +42,7 @@ func NewSession(root string) *Session {
 	if err != nil {
 		real = root
 	}
-	return &Session{root: root, realRoot: real, cwd: root, timeoutCap: MaxTimeout, timeout0: DefaultTimeout}
+	return &Session{root: root, realRoot: real, cwd: root, timeoutCap: MaxTimeout, timeout0: DefaultTimeout, timeUp: time.After, linger: outputLinger}
 }
 
 // SetDefaultTimeout sets the timeout of a command that asks for none (the person's setting);
@@ -135,7 +142,7 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 			opts.Output(bytes.Clone(p))
 		}
 	}
-	o, err := execute(ctx, argv, dir, env, timeout, sink)
+	o, err := execute(ctx, argv, dir, env, func() <-chan time.Time { return s.timeUp(timeout) }, s.linger, sink)
 	if err != nil {
 		return res, err
 	}

@@ -21,12 +21,19 @@ type About struct {
 	// Core tools are still described when the window is small (agent/budget.go): enough to find,
 	// read, change and check code.
 	Core bool
+	// Optional tools are offered only when the window has room to describe every tool
+	// (agent/budget.go): they help a model plan and delegate, and a small window needs its
+	// tokens for the tools that do the work.
+	Optional bool
 	// Example is a call's arguments, shown in the text path's call format (the first tool that
 	// has one is the example).
 	Example map[string]any
-	// Hint is advice for the system prompt's CODE NAVIGATION section, one line per point, when
-	// the tool is offered.
+	// Hint is advice for the system prompt's CODE NAVIGATION STRATEGY section, one line per
+	// point, when the tool is offered.
 	Hint string
+	// Practice is advice for the system prompt's LARGER TASKS section (how to keep a task list,
+	// when to delegate), when the tool is offered.
+	Practice string
 	// View says how one call shows; nil is DefaultView.
 	View func(args map[string]any) CallView
 }
@@ -38,6 +45,8 @@ type CallView struct {
 	Spinner string // while the model is still writing the call: "Reading main.go…"
 	Path    string // the file it names, as the model wrote it; "" when none
 	Command string // the shell command it runs, shown as a terminal block; "" when none
+	// Server is the MCP server the tool comes from, which the row names; "" for Gantry's own.
+	Server string
 }
 
 // Described is a tool that says how it is presented; Define's tools are.
@@ -171,6 +180,8 @@ var (
 	CategoryStructure = fixedCategory("structure", "Inspecting file structure", "Inspected file structure")
 	CategoryEdit      = Category{ID: "edit", Title: editTitle}
 	CategoryExecute   = Category{ID: "execute", Title: executeTitle}
+	CategoryTasks     = fixedCategory("tasks", "Updating the task list", "Updated the task list")
+	CategoryDelegate  = fixedCategory("delegate", "Delegating", "Delegated")
 	CategoryOther     = Category{ID: "other", Title: StepsTitle}
 )
 
@@ -221,6 +232,13 @@ func CategoryOf(k Kind) Category {
 	return CategoryOther
 }
 
+// Offerer is a tool that is offered only when it can work (the code intelligence tools, when a
+// language server exists for the workspace's languages; the task list, in a session that keeps
+// one): small prompts stay small.
+type Offerer interface {
+	Offered() bool
+}
+
 // Access is what a run's mode lets its tools do.
 type Access struct {
 	// Write: change files and run any command (agent mode). Without it only tools whose kind
@@ -236,8 +254,12 @@ type Narrower interface {
 	Narrow(a Access) (Tool, bool)
 }
 
-// ForAccess is t as a run with access a may use it, or false when it may not.
+// ForAccess is t as a run with access a may use it, or false when it may not (or when it is not
+// offered at all, see Offerer).
 func ForAccess(t Tool, a Access) (Tool, bool) {
+	if o, ok := t.(Offerer); ok && !o.Offered() {
+		return nil, false
+	}
 	if a.Write {
 		return t, true
 	}

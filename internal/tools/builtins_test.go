@@ -34,17 +34,23 @@ func TestBuiltinsAreTheSpecTools(t *testing.T) {
 		require.Less(t, len(strings.Fields(tl.Description())), 120, "%s: descriptions stay short for small models", tl.Name())
 	}
 	require.ElementsMatch(t, []string{"read_file", "write_file", "edit_file", "list_files", "search_workspace", "glob",
-		"run_terminal_command", "get_diagnostics", "undo_file", "undo_turn"}, names)
-	require.Len(t, r.OllamaTools(DetailFull, nil), 10)
+		"run_terminal_command", "get_diagnostics", "undo_file", "undo_turn",
+		"get_document_symbols", "find_definition", "find_references", "find_implementations", "find_symbol",
+		"get_hover_info", "get_call_hierarchy", "get_type_hierarchy",
+		"task_create", "task_update", "task_get", "task_list", "spawn_agent"}, names)
+	require.Len(t, r.OllamaTools(DetailFull, nil), 23)
 	readOnly := r.OllamaTools(DetailFull, func(tl Tool) bool { return tl.Kind().ReadOnly() })
-	require.Len(t, readOnly, 5, "read, list, glob, search, diagnostics")
+	require.Len(t, readOnly, 17, "read, list, glob, search, diagnostics, the eight code intelligence tools and the task list's four")
 }
 
 // The text prompt is paid for on every request of a small-window model: keep it small.
 func TestPromptTextStaysCompact(t *testing.T) {
 	t.Parallel()
 	r, _ := builtinRegistry(t)
-	text := r.PromptText(DetailFull, nil)
+	// Without a language server the code intelligence tools are not offered (Offerer).
+	offered, err := r.Select(func(tl Tool) (Tool, bool) { return ForAccess(tl, Access{Write: true}) })
+	require.NoError(t, err)
+	text := offered.PromptText(DetailFull, nil)
 	// About four characters per token for English and code.
 	require.Less(t, len(text)/4, 1500, "the tool section is %d characters", len(text))
 }

@@ -178,6 +178,7 @@ func applyFileChange(ctx context.Context, env *Env, t fileTarget, proposed, verb
 		return Fail(ErrFailed, "%s changed on disk while waiting for approval, so nothing was written. Read it again and redo the change.", t.rel), nil
 	}
 
+	check := startEditCheck(ctx, env, t)
 	if err := env.Checkpoints.BeforeEdit(ctx, t.abs); err != nil {
 		return Result{}, fmt.Errorf("recording %s before writing it: %w", t.rel, err)
 	}
@@ -207,7 +208,9 @@ func applyFileChange(ctx context.Context, env *Env, t fileTarget, proposed, verb
 	}
 	msg += userMessage(dec.Message)
 	change := FileChange{Path: t.rel, Added: display.Added, Removed: display.Removed, Created: !t.existed, FirstLine: display.FirstLine, LastLine: display.LastLine}
-	return Result{Content: msg, Display: display, Meta: Meta{Changed: []FileChange{change}}}, nil
+	res := Result{Content: msg, Display: display, Meta: Meta{Changed: []FileChange{change}}}
+	check.finish(ctx, &res)
+	return res, nil
 }
 
 func userMessage(m string) string {

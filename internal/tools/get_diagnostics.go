@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"gantry/internal/lsp"
 )
 
 //go:embed get_diagnostics.md
@@ -81,6 +83,12 @@ func GetDiagnostics(env *Env) Tool {
 			}
 			rel := slashRelToRoot(env.Root, abs)
 
+			if report, ok := serverDiagnostics(ctx, env, abs); ok {
+				return Result{Content: report.text(rel), Display: report.display(rel)}, nil
+			}
+			if ctx.Err() != nil {
+				return Fail(ErrCancelled, "The check was stopped."), nil
+			}
 			checkCtx, cancel := context.WithTimeout(ctx, diagnosticsTimeout)
 			defer cancel()
 			c := checker{root: env.Root, approver: env.Approver}
@@ -96,6 +104,30 @@ func GetDiagnostics(env *Env) Tool {
 			}
 			return Result{Content: report.text(rel), Display: report.display(rel)}, nil
 		})
+}
+
+// serverDiagnostics asks the file's language server, when there is one that answers in time;
+// errors and warnings only (the rest is advice).
+func serverDiagnostics(ctx context.Context, env *Env, abs string) (checkReport, bool) {
+	if env.Code == nil {
+		return checkReport{}, false
+	}
+	client, err := env.Code.Client(ctx, abs, env.caller())
+	if err != nil {
+		return checkReport{}, false
+	}
+	problems, ok, err := client.Problems(ctx, abs, lsp.IndexWait)
+	if err != nil || !ok {
+		return checkReport{}, false
+	}
+	r := checkReport{checkers: []string{client.Name()}}
+	for _, p := range problems {
+		if p.Severity != "error" && p.Severity != "warning" {
+			continue
+		}
+		r.items = append(r.items, Diagnostic{Line: p.Start.Line, Col: p.Start.Char, Severity: p.Severity, Message: p.Message})
+	}
+	return r, true
 }
 
 // checkReport is what the checkers found for one file.

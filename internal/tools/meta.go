@@ -10,11 +10,19 @@ type Meta struct {
 	Changed []FileChange `json:"changed,omitempty"`
 	Undone  []UndoneFile `json:"undone,omitempty"`
 	Command *CommandRun  `json:"command,omitempty"`
+	// Places are the locations a code intelligence answer names, for the UI to open.
+	Places []Place `json:"places,omitempty"`
+	// Problems are errors a language server found in the file the call changed, that were not
+	// there before the change.
+	Problems []Problem `json:"problems,omitempty"`
+	// Tasks is the whole task list after a call changed it, for the checklist the person sees.
+	Tasks []Task `json:"tasks,omitempty"`
 }
 
 // Empty reports whether m says nothing.
 func (m Meta) Empty() bool {
-	return len(m.Read) == 0 && len(m.Changed) == 0 && len(m.Undone) == 0 && m.Command == nil
+	return len(m.Read) == 0 && len(m.Changed) == 0 && len(m.Undone) == 0 && m.Command == nil &&
+		len(m.Places) == 0 && len(m.Problems) == 0 && len(m.Tasks) == 0
 }
 
 // ReadSpan is a file the model was shown, lines From to To of Total (1-based, inclusive).

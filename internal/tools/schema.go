@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -19,7 +20,35 @@ func mustSchemaFor[P any]() *Schema {
 	}
 	// Small models add arguments nobody asked for; ignoring them beats failing the call.
 	s.AdditionalProperties = nil
+	addEnums(reflect.TypeFor[P](), s)
 	return s
+}
+
+// addEnums gives the properties of struct t whose fields have an `enum:"a,b"` tag their allowed
+// values (embedded structs' fields included, as JSON flattens them).
+func addEnums(t reflect.Type, s *Schema) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for f := range t.Fields() {
+		if f.Anonymous {
+			addEnums(f.Type, s)
+			continue
+		}
+		values, ok := f.Tag.Lookup("enum")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if prop := s.Properties[name]; prop != nil {
+			for v := range strings.SplitSeq(values, ",") {
+				prop.Enum = append(prop.Enum, v)
+			}
+		}
+	}
 }
 
 // validator checks arguments against a tool's schema.

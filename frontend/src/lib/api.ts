@@ -4,11 +4,14 @@ import type { FileChange, GantryEvent } from './events'
 import type {
   AppInfo,
   ApprovalDecision,
+  CodeIntelligenceView,
   ApprovalRule,
   ApprovalView,
   DirListing,
   FileContent,
   FileDiff,
+  MCPFailure,
+  MCPView,
   ModelDetail,
   OllamaStatus,
   PullState,
@@ -75,6 +78,25 @@ export const settings = {
   revokeTrust: (path: string) => call<TrustedFolder[]>('SettingsService', 'RevokeTrust', path),
   /** Why the trusted folders file could not be used at start, or "". */
   trustProblem: () => call<string>('SettingsService', 'TrustProblem'),
+  /** The language servers and where each stands for the open project. */
+  codeIntelligence: () => call<CodeIntelligenceView>('SettingsService', 'CodeIntelligence'),
+  /** Uses program for a language's server ("" goes back to the one Gantry finds). */
+  setLanguageServer: (id: string, program: string) => call<CodeIntelligenceView>('SettingsService', 'SetLanguageServer', id, program),
+  /** The MCP servers and where each stands for the open project; starts those never started. */
+  mcp: () => call<MCPView>('SettingsService', 'MCP'),
+  /** Adds servers from pasted JSON (any shape READMEs show). */
+  addMcpServers: (text: string) => call<MCPView>('SettingsService', 'AddMCPServers', text),
+  /** Replaces one of the person's servers with pasted JSON (which may rename it). */
+  saveMcpServer: (name: string, text: string) => call<MCPView>('SettingsService', 'SaveMCPServer', name, text),
+  removeMcpServer: (name: string) => call<MCPView>('SettingsService', 'RemoveMCPServer', name),
+  setMcpServerEnabled: (name: string, source: string, on: boolean) =>
+    call<MCPView>('SettingsService', 'SetMCPServerEnabled', name, source, on),
+  setMcpToolEnabled: (server: string, source: string, tool: string, on: boolean) =>
+    call<MCPView>('SettingsService', 'SetMCPToolEnabled', server, source, tool, on),
+  restartMcpServer: (name: string) => call<MCPView>('SettingsService', 'RestartMCPServer', name),
+  /** MCP calls that failed for good, newest first. */
+  mcpFailures: () => call<MCPFailure[]>('SettingsService', 'MCPFailures'),
+  clearMcpFailures: () => call<MCPFailure[]>('SettingsService', 'ClearMCPFailures'),
 }
 
 export const app = {
@@ -87,6 +109,10 @@ export const chat = {
   stop: (runId: string) => call<void>('ChatService', 'Stop', runId),
   /** The run going on in a session, or "". */
   activeRun: (sessionId: string) => call<string>('ChatService', 'ActiveRun', sessionId),
+  /** Stops one of the session's background tasks; it ends with a cancelled notice. */
+  cancelTask: (sessionId: string, taskId: string) => call<void>('ChatService', 'CancelTask', sessionId, taskId),
+  /** The session's background tasks still under way. */
+  runningTasks: (sessionId: string) => call<string[]>('ChatService', 'RunningTasks', sessionId),
   sessions: () => call<Session[]>('ChatService', 'Sessions'),
   renameSession: (id: string, title: string) => call<void>('ChatService', 'RenameSession', id, title),
   deleteSession: (id: string) => call<void>('ChatService', 'DeleteSession', id),

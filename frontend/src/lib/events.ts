@@ -8,6 +8,10 @@ export const EventType = {
   RecentChanged: "recentChanged",
   // Files of the open workspace changed on disk; payload app.WorkspaceChangedPayload.
   WorkspaceChanged: "workspaceChanged",
+  // A language server started or stopped; payload app.LanguageServerPayload.
+  LanguageServers: "languageServers",
+  // An MCP server started, stopped or changed its tools; payload mcp.Event.
+  MCPServers: "mcpServers",
   // The agent's run; payloads in internal/agent/events.go.
   RunStarted: "runStarted",
   AssistantText: "assistantText",
@@ -21,6 +25,11 @@ export const EventType = {
   RunFinished: "runFinished",
   ContextCompacted: "contextCompacted",
   FilesChangedOnDisk: "filesChangedOnDisk",
+  // The session's task list after a change, whole.
+  TaskList: "taskList",
+  // A background subagent began, and ended (exactly one notification per start).
+  TaskStarted: "taskStarted",
+  TaskNotification: "taskNotification",
   // A tool call waiting for a person; payloads in internal/approval/manager.go.
   ApprovalRequested: "approvalRequested",
   ApprovalResolved: "approvalResolved",
@@ -75,6 +84,10 @@ export interface RunStartedPayload {
   attachments?: { path: string; startLine: number; endLine: number }[]
   /** The run carries out an approved plan. */
   plan?: boolean
+  /** Set when the run is a subagent's, shown inside the call that started it. */
+  subagent?: SubagentOf
+  /** Background tasks whose ends the run hands the model (text is then empty). */
+  notices?: Notice[]
 }
 
 /** agent.TextPayload: the whole cleaned text of the answer so far, not a piece. */
@@ -119,6 +132,25 @@ export interface ToolActionPayload {
   /** A command that ran in the terminal's sandbox (set when it finished). */
   sandboxed?: boolean
   durationMs?: number
+  /** The locations a code intelligence answer names; each opens the file there. */
+  places?: Place[]
+  /** Errors the file's language server found that the change brought in. */
+  problems?: Problem[]
+  /** The MCP server the tool comes from; its output shows like a command's. */
+  server?: string
+}
+
+/** tools.Place */
+export interface Place {
+  path: string
+  line: number
+  text?: string
+}
+
+/** tools.Problem */
+export interface Problem {
+  line: number
+  message: string
 }
 
 /** agent.CommandOutputPayload */
@@ -152,6 +184,8 @@ export interface RunFinishedPayload {
   filesChanged: FileChange[] | null
   /** The final answer was cut at the output limit or the context window. */
   truncated?: boolean
+  /** The calls the run made. */
+  toolUses?: number
 }
 
 /** agent.FilesChangedOnDiskPayload: the model was told these changed on disk since it saw them. */
@@ -171,7 +205,7 @@ export interface ContextCompactedPayload {
 /** approval.Card: the approvalRequested payload. */
 export interface ApprovalCard {
   id: string
-  kind: 'command' | 'edit'
+  kind: 'command' | 'edit' | 'mcp'
   command?: string
   cwd?: string
   severity?: 'none' | 'medium' | 'high' | 'critical'
@@ -184,6 +218,20 @@ export interface ApprovalCard {
   existed?: boolean
   sensitive?: boolean
   rule?: string
+  /** The subagent that asks (its brief, shortened); absent for the run itself. */
+  subagent?: string
+  /** An MCP tool: its server, where the server is configured, the tool (the server's name),
+   * its title and summary (the server's own words), the arguments as indented JSON. */
+  server?: string
+  serverSource?: 'settings' | 'project'
+  tool?: string
+  toolTitle?: string
+  toolSummary?: string
+  arguments?: string
+  /** The arguments were cut for the card; the approval holds them whole. */
+  argumentsCut?: boolean
+  /** The server says the tool changes nothing. */
+  readOnlyHint?: boolean
 }
 
 /** approval.ResolvedPayload */
@@ -209,9 +257,71 @@ export interface WorkspaceChangedPayload {
   note?: string
 }
 
+/** tools.Task: one step of the session's task list. */
+export interface Task {
+  id: number
+  title: string
+  status: 'pending' | 'in_progress' | 'done'
+  notes?: string
+}
+
+/** agent.TaskListPayload */
+export interface TaskListPayload {
+  tasks: Task[]
+}
+
+/** agent.TaskStartedPayload: a background subagent began. */
+export interface TaskStartedPayload {
+  taskId: string
+  runId: string
+  parentRunId: string
+  task: string
+  mode: AgentMode
+}
+
+/** agent.Notice: how a background subagent ended, as its parent was told. */
+export interface Notice {
+  taskId: string
+  runId: string
+  sessionId: string
+  task: string
+  status: RunStatus
+  summary: string
+  result: string
+  toolUses: number
+  durationMs: number
+  filesChanged: FileChange[]
+}
+
+/** agent.SubagentOf: a subagent's run, shown inside the call that started it. */
+export interface SubagentOf {
+  parentRunId: string
+  actionId: string
+  sessionId: string
+  taskId?: string
+  task: string
+}
+
+/** app.LanguageServerPayload */
+export interface LanguageServerPayload {
+  id: string
+  state: string
+}
+
+/** mcp.Event: a server's state or tools changed, or a tool's first call registered its parameters. */
+export interface MCPServersPayload {
+  server: string
+  state?: string
+  tools?: number
+  toolsChanged?: boolean
+  registered?: string
+}
+
 export interface EventPayloads {
   ollamaStatus: OllamaStatus
   modelPull: PullState
+  languageServers: LanguageServerPayload
+  mcpServers: MCPServersPayload
   recentChanged: Record<string, never>
   workspaceChanged: WorkspaceChangedPayload
   runStarted: RunStartedPayload
@@ -226,6 +336,9 @@ export interface EventPayloads {
   runFinished: RunFinishedPayload
   contextCompacted: ContextCompactedPayload
   filesChangedOnDisk: FilesChangedOnDiskPayload
+  taskList: TaskListPayload
+  taskStarted: TaskStartedPayload
+  taskNotification: Notice
   approvalRequested: ApprovalCard
   approvalResolved: ApprovalResolvedPayload
 }

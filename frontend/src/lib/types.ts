@@ -86,6 +86,8 @@ export interface Settings {
   /** Sandboxed commands may use the network. */
   sandboxNetwork: boolean
   theme: Theme
+  /** MCP servers as other clients write them; changed only through the MCP methods. */
+  mcpServers?: Record<string, unknown>
 }
 
 /** config.FileRule: files matching pattern ask before being written, or are allowed. */
@@ -108,10 +110,13 @@ export interface ToolInfo {
 
 /** approval.Rule: an "always allow" given from an approval card. */
 export interface ApprovalRule {
-  kind: 'command' | 'edit'
+  kind: 'command' | 'edit' | 'mcp'
   commandPrefix?: string
   pathGlob?: string
   severity?: string
+  /** An MCP server and its tool (the server's name for it). */
+  server?: string
+  tool?: string
   scope: 'project' | 'user'
   /** The project's folder, for scope "project". */
   workspace?: string
@@ -237,6 +242,8 @@ export interface ApprovalView {
   before: string
   after: string
   hunks: DiffHunk[]
+  /** An MCP tool's arguments, whole (the card holds them cut). */
+  arguments?: string
 }
 
 /** approval.Decision: a person's answer to an approval. */
@@ -249,6 +256,29 @@ export interface ApprovalDecision {
   acceptedHunks?: number[]
   /** Allows a program of the folder's and trusts the folder from now on. */
   trustFolder?: boolean
+}
+
+/** lsp.Status: one language's server as Settings shows it. */
+export interface LanguageServerStatus {
+  id: string
+  name: string
+  label: string
+  state: 'running' | 'found' | 'not found' | 'failed'
+  program?: string
+  install: string
+  detail?: string
+  pid?: number
+  /** Resident memory of the server and its children, bytes. */
+  rss?: number
+  /** The open project has files of its languages. */
+  inUse: boolean
+}
+
+/** app.CodeIntelligenceView */
+export interface CodeIntelligenceView {
+  toolsDir: string
+  project: string
+  servers: LanguageServerStatus[]
 }
 
 /** trust.Folder: a folder trusted to run its own code. */
@@ -285,4 +315,61 @@ export interface UndoResult {
   change: 'created' | 'modified' | 'deleted'
   outcome: 'restored' | 'removed' | 'unchanged' | 'conflicted'
   conflict?: UndoConflict
+}
+
+/** mcp.State */
+export type MCPState = 'idle' | 'starting' | 'ready' | 'failed' | 'disabled' | 'untrusted' | 'invalid'
+
+/** mcp.ToolStatus: one tool of an MCP server. */
+export interface MCPToolStatus {
+  /** The server's name for it. */
+  name: string
+  /** How the model calls it: mcp__server__tool. */
+  modelName: string
+  title?: string
+  summary?: string
+  readOnly: boolean
+  enabled: boolean
+  /** A first call registered its parameters. */
+  loaded: boolean
+}
+
+/** mcp.Status: an MCP server as Settings shows it. */
+export interface MCPServerStatus {
+  name: string
+  source: 'settings' | 'project'
+  transport: 'stdio' | 'http' | 'sse'
+  /** Its command line, or its URL without the query. */
+  target: string
+  envKeys?: string[]
+  state: MCPState
+  detail?: string
+  stderr?: string
+  pid?: number
+  rss?: number
+  tools: MCPToolStatus[]
+  /** The entry as written (the person's own servers), for Edit. */
+  entry?: Record<string, unknown>
+}
+
+/** app.MCPView: Settings → Tools' MCP servers. */
+export interface MCPView {
+  project: string
+  projectFile: string
+  projectTrusted: boolean
+  problem: string
+  projectProblem: string
+  servers: MCPServerStatus[]
+}
+
+/** mcp.Failure: an MCP call that failed for good, kept for the person to look into. */
+export interface MCPFailure {
+  time: string
+  workspace: string
+  server: string
+  tool: string
+  arguments: string
+  error: string
+  kind: 'timeout' | 'server' | 'protocol' | 'tool'
+  attempts: number
 }

@@ -26,7 +26,7 @@ export function attachmentLabel(a: Attachment): string {
 const replayPage = 1000
 
 export { Transcript }
-export type { Action, Group, Item, PendingApproval, Turn } from './transcript.svelte'
+export type { Action, BackgroundTask, Group, Item, PendingApproval, Turn } from './transcript.svelte'
 
 export class ChatStore {
   /** The session shown; "" until the first send starts one. */
@@ -34,6 +34,8 @@ export class ChatStore {
   mode = $state<AgentMode>('agent')
   /** The model picked in the panel; "" means the default (settings, else the first installed). */
   model = $state('')
+  /** A subagent's run a chip asked to see: its call's row opens and scrolls into view. */
+  focusedRun = $state('')
   /** A Send or Stop is in flight. */
   sending = $state(false)
   stopping = $state(false)
@@ -155,6 +157,16 @@ export class ChatStore {
     }
   }
 
+  /** Stops a background task of the shown session; its chip follows the notice. */
+  async cancelTask(taskId: string) {
+    if (!this.sessionId) return
+    try {
+      await chat.cancelTask(this.sessionId, taskId)
+    } catch (err) {
+      this.error = messageOf(err)
+    }
+  }
+
   /** Shows a stored session: replays its events, holding live ones until the replay is in. */
   async open(sessionId: string) {
     this.sessionId = sessionId
@@ -170,8 +182,13 @@ export class ChatStore {
         for (const e of page) t.apply(e)
         if (page.length < replayPage) break
       }
+      // The conversation goes on with the model it used last, not whatever the picker held;
+      // set with the replay, before the questions below, so the picker does not change late.
+      const last = t.turns.at(-1)
+      if (last?.model && this.sessionId === sessionId) this.model = last.model
       const running = await chat.activeRun(sessionId)
       if (running) this.startedRun = running
+      t.settleBackground(await chat.runningTasks(sessionId))
     } catch (err) {
       this.error = `Could not load the conversation: ${messageOf(err)}`
     } finally {

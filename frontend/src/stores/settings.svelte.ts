@@ -41,7 +41,7 @@ export function applyTheme(
   following = { scheme, listener }
 }
 
-export type SettingsSection = 'general' | 'models' | 'permissions' | 'files' | 'rules' | 'trust' | 'tools'
+export type SettingsSection = 'general' | 'models' | 'permissions' | 'files' | 'rules' | 'trust' | 'tools' | 'code'
 
 export class SettingsStore {
   view = $state<SettingsView | null>(null)

@@ -1,5 +1,6 @@
 // The read-only file viewer: which file is shown, the lines to bring into view, and its text.
 import { workspaces } from '../lib/api'
+import type { WorkspaceChangedPayload } from '../lib/events'
 import type { FileContent } from '../lib/types'
 import { messageOf } from './notices.svelte'
 
@@ -42,6 +43,26 @@ export class ViewerStore {
     this.file = null
     await this.open(path, startLine, endLine)
   }
+
+  /** Follows the shown file on disk: when a workspaceChanged event names it (or events were
+   * lost), it is read again in place, keeping the lines in view; a file that is gone says so. */
+  async changedOnDisk(change: Pick<WorkspaceChangedPayload, 'paths' | 'more' | 'overflow'>) {
+    const { path, generation } = this
+    if (!path || !this.file) return
+    if (!change.overflow && !change.more && !change.paths.includes(path)) return
+    const mine = ++this.#rereads
+    const current = () => mine === this.#rereads && generation === this.generation && path === this.path
+    try {
+      const file = await workspaces.readFile(path)
+      if (current()) this.file = file
+    } catch (err) {
+      if (!current()) return
+      this.file = null
+      this.error = messageOf(err)
+    }
+  }
+
+  #rereads = 0
 
   close() {
     this.generation++

@@ -43,4 +43,38 @@ describe('ViewerStore', () => {
     v.close()
     expect([v.path, v.error, v.file]).toEqual(['', '', null])
   })
+
+  it('reads the shown file again when it changes on disk, keeping its lines; a deleted one says so', async () => {
+    vi.mocked(workspaces.readFile).mockResolvedValueOnce(file('a.go'))
+    const v = new ViewerStore()
+    await v.open('a.go', 14)
+    const gen = v.generation
+
+    await v.changedOnDisk({ paths: ['b.go'], more: false, overflow: false })
+    expect(workspaces.readFile).toHaveBeenCalledTimes(1)
+
+    vi.mocked(workspaces.readFile).mockResolvedValueOnce({ ...file('a.go'), text: 'y\n' })
+    await v.changedOnDisk({ paths: ['a.go'], more: false, overflow: false })
+    expect(v.file?.text).toBe('y\n')
+    expect([v.startLine, v.generation]).toEqual([14, gen])
+
+    vi.mocked(workspaces.readFile).mockRejectedValueOnce(new BackendError('a.go does not exist'))
+    await v.changedOnDisk({ paths: [], more: false, overflow: true })
+    expect(v.file).toBeNull()
+    expect(v.error).toContain('does not exist')
+  })
+
+  it('drops a re-read overtaken by opening another file', async () => {
+    vi.mocked(workspaces.readFile).mockResolvedValueOnce(file('a.go'))
+    const v = new ViewerStore()
+    await v.open('a.go')
+    let slow!: (f: ReturnType<typeof file>) => void
+    vi.mocked(workspaces.readFile).mockReturnValueOnce(new Promise((r) => (slow = r)))
+    const reread = v.changedOnDisk({ paths: ['a.go'], more: false, overflow: false })
+    vi.mocked(workspaces.readFile).mockResolvedValueOnce(file('b.go'))
+    await v.open('b.go')
+    slow(file('a.go'))
+    await reread
+    expect(v.file?.path).toBe('b.go')
+  })
 })

@@ -6,6 +6,7 @@ import { EventType, type GantryEvent } from '../lib/events'
 import type { WorkspaceInfo } from '../lib/types'
 import { FileTree, rootPath } from './filetree.svelte'
 import { messageOf, notices } from './notices.svelte'
+import { viewerStore } from './viewer.svelte'
 
 export class WorkspaceStore {
   current = $state<WorkspaceInfo | null>(null)
@@ -94,6 +95,7 @@ export class WorkspaceStore {
     const change = e.payload
     if (!this.current || change.root !== this.current.path) return
     void this.tree?.applyChange(change)
+    void viewerStore.changedOnDisk(change)
     if (change.note && !this.#noteShown) {
       this.#noteShown = true
       notices.push('warning', 'app', change.note)

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -32,8 +33,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	turn := s.nextTurn()
-	if !sleep(r.Context(), turn.FirstDelay) {
+	turn := s.nextTurn(req)
+	if !s.hold(r.Context(), turn.Hold) || !sleep(r.Context(), turn.FirstDelay) {
 		return
 	}
 	if turn.Status != 0 {
@@ -145,15 +146,24 @@ func (rep reply) whole(ctx context.Context, w http.ResponseWriter) {
 	}
 }
 
-func (s *Server) nextTurn() Turn {
+// nextTurn takes the first queued turn req may have (see Turn.When).
+func (s *Server) nextTurn(req api.ChatRequest) Turn {
+	first := ""
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			first = m.Content
+			break
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.script.Turns) == 0 {
-		return defaultTurn
+	for i, t := range s.script.Turns {
+		if t.When == "" || strings.Contains(first, t.When) {
+			s.script.Turns = slices.Delete(s.script.Turns, i, i+1)
+			return t
+		}
 	}
-	t := s.script.Turns[0]
-	s.script.Turns = s.script.Turns[1:]
-	return t
+	return defaultTurn
 }
 
 func doneResponse(modelName, reason string) api.ChatResponse {

@@ -40,6 +40,15 @@ type Chunk struct {
 // Turn is one scripted answer to one /api/chat request. In JSON the durations are integer
 // milliseconds: firstDelayMs, chunkDelayMs.
 type Turn struct {
+	// When routes the turn to one conversation: it answers only a chat whose first user message
+	// contains When (a subagent's brief, the parent's task). Turns without it answer any chat.
+	// Each chat takes the first queued turn it may, so conversations that interleave (a run
+	// and its background subagents) each get their own answers in order.
+	When string `json:"when,omitempty"`
+	// Hold keeps the answer back until the test releases this name (Server.Release, or POST
+	// /_fake/release {"name": …}).
+	Hold string `json:"hold,omitempty"`
+
 	Chunks     []Chunk       `json:"chunks,omitempty"`
 	FirstDelay time.Duration `json:"-"` // before the first chunk (or before the Status answer)
 	ChunkDelay time.Duration `json:"-"` // between chunks
@@ -68,6 +77,9 @@ type Script struct {
 	Library   []Model       `json:"library,omitempty"` // what /api/pull can fetch; anything else fails like an unknown name
 	Turns     []Turn        `json:"turns,omitempty"`   // consumed in order; when empty /api/chat streams "OK"
 	PullDelay time.Duration `json:"-"`                 // between pull progress lines, so a progress bar can be watched
+	// PullHold stops every fresh pull halfway through its model layer until ReleasePulls (or
+	// the client goes away): a test sees a download in progress for as long as it needs.
+	PullHold bool `json:"pullHold,omitempty"`
 }
 
 type turnJSON struct {
