@@ -134,68 +134,109 @@ func benchLoop() error {
 
 // loopRun runs one scripted session and returns its wall time and heap allocations.
 func loopRun() (time.Duration, uint64, error) {
-	ctx := context.Background()
-	root, err := os.MkdirTemp("", "agentbench-")
+	s, err := newLoopSession()
 	if err != nil {
 		return 0, 0, err
 	}
-	defer os.RemoveAll(root)
-	ws := filepath.Join(root, "ws")
-	if err := os.Mkdir(ws, 0o755); err != nil {
-		return 0, 0, err
+	defer s.close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	err = s.run()
+	elapsed := time.Since(start)
+	runtime.ReadMemStats(&after)
+	return elapsed, after.Mallocs - before.Mallocs, err
+}
+
+// loopSession is a session ready for the scripted run: a workspace of loopIterations files, a
+// fake Ollama scripted to read each of them and then answer, a database and an event log.
+type loopSession struct {
+	root    string
+	ws      string
+	fake    *fakeollama.Server
+	db      *store.DB
+	emitter *events.Emitter
+	runner  *agent.Runner
+	session string
+}
+
+func newLoopSession() (_ *loopSession, err error) {
+	ctx := context.Background()
+	root, err := os.MkdirTemp("", "agentbench-")
+	if err != nil {
+		return nil, err
+	}
+	s := &loopSession{root: root, ws: filepath.Join(root, "ws")}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if err := os.Mkdir(s.ws, 0o755); err != nil {
+		return nil, err
 	}
 	turns := make([]fakeollama.Turn, 0, loopIterations+1)
 	reader := tools.ReadFile(&tools.Env{}).Name()
 	for i := range loopIterations {
 		// Each call names another file: the same call thrice would stop the run (doom loop).
 		name := fmt.Sprintf("f%02d.go", i)
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf("package ws\n\nconst N%d = %d\n", i, i)), 0o644); err != nil {
-			return 0, 0, err
+		if err := os.WriteFile(filepath.Join(s.ws, name), []byte(fmt.Sprintf("package ws\n\nconst N%d = %d\n", i, i)), 0o644); err != nil {
+			return nil, err
 		}
 		turns = append(turns, fakeollama.Turn{Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{Name: reader, Arguments: map[string]any{"path": name}}}}}})
 	}
 	turns = append(turns, fakeollama.Turn{Chunks: []fakeollama.Chunk{{Content: "Read them all. [TASK_COMPLETE]"}}})
 
-	fake := fakeollama.New(fakeollama.Script{Models: []fakeollama.Model{{Name: "coder", Capabilities: []string{"completion", "tools"}}}, Turns: turns})
-	if err := fake.Start("127.0.0.1:0"); err != nil {
-		return 0, 0, err
+	s.fake = fakeollama.New(fakeollama.Script{Models: []fakeollama.Model{{Name: "coder", Capabilities: []string{"completion", "tools"}}}, Turns: turns})
+	if err := s.fake.Start("127.0.0.1:0"); err != nil {
+		s.fake = nil
+		return nil, err
 	}
-	defer fake.Close()
-	base, err := url.Parse(fake.URL())
+	base, err := url.Parse(s.fake.URL())
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	db, err := store.Open(ctx, filepath.Join(root, "db"))
+	if s.db, err = store.Open(ctx, filepath.Join(root, "db")); err != nil {
+		return nil, err
+	}
+	sess, err := s.db.CreateSession(ctx, store.Session{WorkspacePath: s.ws, Mode: "agent", Model: "coder"})
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	defer db.Close()
-	sess, err := db.CreateSession(ctx, store.Session{WorkspacePath: ws, Mode: "agent", Model: "coder"})
+	s.session = sess.ID
+	s.emitter = events.NewEmitter(s.db)
+	reg, err := builtins(s.ws)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	emitter := events.NewEmitter(db)
-	defer emitter.Close(ctx)
-	reg, err := builtins(ws)
-	if err != nil {
-		return 0, 0, err
-	}
-	runner := agent.NewRunner(agent.Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: emitter, Messages: db, Tools: reg})
+	s.runner = agent.NewRunner(agent.Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: s.emitter, Messages: s.db, Tools: reg})
+	return s, nil
+}
 
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	res, err := runner.Run(ctx, agent.RunRequest{
-		SessionID: sess.ID, RunID: "bench", Workspace: ws, Mode: agent.ModeAgent, Model: "coder",
+// run is the timed part: the run from the person's message to its runFinished event.
+func (s *loopSession) run() error {
+	res, err := s.runner.Run(context.Background(), agent.RunRequest{
+		SessionID: s.session, RunID: "bench", Workspace: s.ws, Mode: agent.ModeAgent, Model: "coder",
 		Text: "read every file", MaxIterations: loopIterations + 1,
 	})
-	elapsed := time.Since(start)
-	runtime.ReadMemStats(&after)
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	if res.Status != agent.StatusDone {
-		return 0, 0, fmt.Errorf("the scripted run ended %s: %s", res.Status, res.Message)
+		return fmt.Errorf("the scripted run ended %s: %s", res.Status, res.Message)
 	}
-	return elapsed, after.Mallocs - before.Mallocs, nil
+	return nil
+}
+
+func (s *loopSession) close() {
+	if s.emitter != nil {
+		_ = s.emitter.Close(context.Background())
+	}
+	if s.db != nil {
+		_ = s.db.Close()
+	}
+	if s.fake != nil {
+		_ = s.fake.Close()
+	}
+	_ = os.RemoveAll(s.root)
 }
