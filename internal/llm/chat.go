@@ -88,7 +88,7 @@ func (c *Client) chatOnce(ctx context.Context, wire *api.ChatRequest, onChunk fu
 		done     bool
 		chunkErr error // onChunk's error, told apart from the errors api.Client makes
 	)
-	err = c.api.Chat(ctx, wire, func(r api.ChatResponse) error {
+	err = c.streamChat(ctx, wire, func(r api.ChatResponse) error {
 		m := r.Message
 		if m.Thinking != "" || m.Content != "" || len(m.ToolCalls) > 0 {
 			resp.Thinking += m.Thinking

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +109,26 @@ func TestChatStreamCutKeepsPartialReply(t *testing.T) {
 	require.EqualError(t, err, "Ollama stopped answering in the middle of the reply")
 	require.Equal(t, "Hello wor", resp.Content)
 	require.Len(t, chunks, 2)
+}
+
+// A line longer than the reader's first buffer (a tool call carrying a whole file) arrives whole;
+// one past api.Client's 8 MB limit ends the reply as a cut, as it did through api.Client.
+func TestChatLongLines(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 3*firstLineBuffer)
+	tooLong := strings.Repeat("y", maxLineBuffer)
+	c, _, _ := newTestClient(t, fakeollama.Script{Models: testModels, Turns: []fakeollama.Turn{
+		{Chunks: []fakeollama.Chunk{{Content: "a"}, {Content: long}, {Content: "b"}}},
+		{Chunks: []fakeollama.Chunk{{Content: "a"}, {Content: tooLong}, {Content: "b"}}},
+	}})
+
+	resp, err := c.Chat(t.Context(), ChatRequest{Model: "qwen3:4b", Messages: userSays("hi")}, nil)
+	require.NoError(t, err)
+	require.Equal(t, "a"+long+"b", resp.Content)
+
+	resp, err = c.Chat(t.Context(), ChatRequest{Model: "qwen3:4b", Messages: userSays("hi")}, nil)
+	require.ErrorIs(t, err, ErrStreamCut)
+	require.Equal(t, "a", resp.Content)
 }
 
 func TestChatStreamErrorLine(t *testing.T) {
