@@ -30,12 +30,11 @@ func (db *DB) AppendEvents(ctx context.Context, evs []EventRecord) ([]int64, err
 		return nil, fmt.Errorf("appending %d events: %w", len(evs), err)
 	}
 	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `
+	stmt, err := db.txStmt(ctx, tx, `
 		INSERT INTO events (id, session_id, run_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, fmt.Errorf("appending %d events: %w", len(evs), err)
 	}
-	defer stmt.Close()
 	seqs := make([]int64, len(evs))
 	for i, e := range evs {
 		res, err := stmt.ExecContext(ctx, e.ID, e.SessionID, e.RunID, e.Type, string(e.Payload), e.Time.UnixMilli())
