@@ -126,8 +126,9 @@ func (m *sessionMemory) seenFiles(root string) []seenFile {
 	slices.SortFunc(notes, func(a, b *memoryNote) int { return b.last - a.last })
 	var out []seenFile
 	at := map[string]int{}
+	ws := tools.NewWorkspaceRoot(root)
 	for _, n := range notes {
-		abs, err := tools.ResolveWorkspacePath(root, n.key)
+		abs, err := ws.Resolve(n.key)
 		if err != nil {
 			continue
 		}
@@ -141,7 +142,7 @@ func (m *sessionMemory) seenFiles(root string) []seenFile {
 		out = append(out, seenFile{key: n.key, abs: abs, seen: n.seen, gone: n.gone})
 	}
 	for name, u := range m.undone {
-		abs, err := tools.ResolveWorkspacePath(root, name)
+		abs, err := ws.Resolve(name)
 		if i, ok := at[abs]; err == nil && ok && u.at.After(out[i].seen) {
 			out[i].seen, out[i].gone = u.at, u.gone
 		}

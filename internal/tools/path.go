@@ -59,18 +59,45 @@ func ResolveWorkspacePath(root, p string) (string, error) {
 	if err := checkPathForm(p); err != nil {
 		return "", err
 	}
-	root, realRoot, err := resolveRoot(root)
+	return NewWorkspaceRoot(root).resolve(p)
+}
+
+// WorkspaceRoot resolves many paths in one root, as ResolveWorkspacePath does each, with the
+// root's own links followed once, when it is made, rather than for every path: a root n folders
+// deep costs n+1 file system calls, often more than the path itself. Make one per batch of
+// paths (the stale-file check of every file the model saw), not for the life of the workspace,
+// since the root's links are judged as they were when it was made.
+type WorkspaceRoot struct {
+	root, real string
+	err        error
+}
+
+// NewWorkspaceRoot resolves root; an error is returned by every Resolve.
+func NewWorkspaceRoot(root string) WorkspaceRoot {
+	clean, real, err := resolveRoot(root)
+	return WorkspaceRoot{root: clean, real: real, err: err}
+}
+
+// Resolve is ResolveWorkspacePath(root, p).
+func (w WorkspaceRoot) Resolve(p string) (string, error) {
+	if err := checkPathForm(p); err != nil {
+		return "", err
+	}
+	return w.resolve(p)
+}
+
+func (w WorkspaceRoot) resolve(p string) (string, error) {
+	if w.err != nil {
+		return "", w.err
+	}
+	rel, err := relativeToRoot(w.root, w.real, p)
 	if err != nil {
 		return "", err
 	}
-	rel, err := relativeToRoot(root, realRoot, p)
-	if err != nil {
+	if err := checkLinks(w.real, p, rel); err != nil {
 		return "", err
 	}
-	if err := checkLinks(realRoot, p, rel); err != nil {
-		return "", err
-	}
-	return filepath.Join(root, rel), nil
+	return filepath.Join(w.root, rel), nil
 }
 
 // checkPathForm refuses what can be judged from the text alone, before touching the disk.

@@ -64,11 +64,28 @@ func newPathFixture(tb testing.TB) pathFixture {
 	return fx
 }
 
+// requireResolves checks ResolveWorkspacePath and WorkspaceRoot.Resolve, which must agree.
 func requireResolves(t *testing.T, root, p, want string) {
 	t.Helper()
 	got, err := ResolveWorkspacePath(root, p)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+	got, err = NewWorkspaceRoot(root).Resolve(p)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+}
+
+// requireRefused checks that ResolveWorkspacePath and WorkspaceRoot.Resolve both refuse p with
+// the same error, and returns it.
+func requireRefused(t *testing.T, root, p string) error {
+	t.Helper()
+	got, err := ResolveWorkspacePath(root, p)
+	require.Error(t, err)
+	require.Empty(t, got)
+	got, rootErr := NewWorkspaceRoot(root).Resolve(p)
+	require.Empty(t, got)
+	require.Equal(t, err, rootErr)
+	return err
 }
 
 func TestResolveWorkspacePath(t *testing.T) {
@@ -172,9 +189,7 @@ func TestResolveWorkspacePath(t *testing.T) {
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ResolveWorkspacePath(root, tc.p)
-			require.Error(t, err)
-			require.Empty(t, got)
+			err := requireRefused(t, root, tc.p)
 			for _, w := range tc.want {
 				require.ErrorContains(t, err, w)
 			}
@@ -219,8 +234,7 @@ func TestResolveWorkspacePathRootForms(t *testing.T) {
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ResolveWorkspacePath(tc.root, tc.p)
-			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, requireRefused(t, tc.root, tc.p), tc.want)
 		})
 	}
 }
