@@ -126,7 +126,9 @@ type agentRun struct {
 	system string
 	tools  *toolRunner
 	wire   api.Tools
-	// wireTokens is wire's estimated size, paid by every request.
+	// wireJSON is wire encoded once for all the run's requests, and wireTokens its estimated
+	// size, paid by every request.
+	wireJSON   json.RawMessage
 	wireTokens int
 	// prompt is the run's prompt input before PlanPrompt; modeTools the mode's tools, of which
 	// the plan offers all or, in a small window, all but the optional ones; loaded counts the
@@ -229,7 +231,12 @@ func (a *agentRun) plan() {
 	}
 	plan := PlanPrompt(a.prompt, a.modeTools, a.info.NumCtx(a.req.NumCtxCap))
 	a.tools.registry = plan.Tools
-	a.wire, a.wireTokens, a.loaded, a.planned = plan.Wire, wireTokens(plan.Wire), loaded, true
+	a.wire, a.wireJSON, a.loaded, a.planned = plan.Wire, nil, loaded, true
+	a.wireTokens = 0
+	if len(plan.Wire) > 0 {
+		a.wireJSON, _ = json.Marshal(plan.Wire) // tools.OllamaTool's schemas always encode
+		a.wireTokens = EstimateTokens(string(a.wireJSON))
+	}
 	a.system = plan.System()
 	a.window.prompt = plan.Input
 }
@@ -254,7 +261,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		if err := a.addNotices(ctx, a.deps.Subagents.take()); err != nil {
 			return RunResult{}, err
 		}
-		ans, err := a.ask(ctx, it, a.windowedRequest(ctx), a.wire)
+		ans, err := a.ask(ctx, it, a.windowedRequest(ctx), true)
 		if err != nil {
 			return a.answerFailure(ctx, ans, err)
 		}
@@ -325,11 +332,14 @@ func (a *agentRun) addNotices(ctx context.Context, notices []Notice) error {
 	return nil
 }
 
-// ask streams one answer into the UI.
-func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, wire api.Tools) (answer, error) {
+// ask streams one answer into the UI, offering the run's tools or none.
+func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, withTools bool) (answer, error) {
 	req := llm.ChatRequest{
-		Model: a.req.Model, Messages: msgs, Tools: wire,
+		Model: a.req.Model, Messages: msgs,
 		Think: a.info.Capabilities.Thinking, NumCtx: a.info.NumCtx(a.req.NumCtxCap),
+	}
+	if withTools {
+		req.Tools, req.ToolsJSON = a.wire, a.wireJSON
 	}
 	opts := StreamOptions{TextPath: a.path == PathText, Label: func(name string, args map[string]any) string {
 		return a.tools.view(tools.Call{Name: name, Args: args}).Spinner
@@ -395,7 +405,7 @@ func (a *agentRun) done(ctx context.Context, iteration int, text string) (RunRes
 		return RunResult{Status: StatusDone, Message: text}, nil
 	}
 	ask := api.Message{Role: "user", Content: "Summarise in two or three sentences what you did in this task and what changed. Do not call tools."}
-	ans, err := a.ask(ctx, iteration+1, a.hist.request(a.system, ask), nil)
+	ans, err := a.ask(ctx, iteration+1, a.hist.request(a.system, ask), false)
 	switch {
 	case ctx.Err() != nil:
 		return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -14,6 +15,10 @@ type ChatRequest struct {
 	Model    string
 	Messages []api.Message
 	Tools    api.Tools // nil on the text-fallback path
+	// ToolsJSON is Tools encoded, when the caller has it: a run sends the same tools with every
+	// request, and encoding them (ordered maps of schemas) cost as much as the rest of the
+	// request. It is sent in Tools' place and must be their encoding.
+	ToolsJSON json.RawMessage
 	// Think asks a thinking model to think; set it only when ModelInfo says the model can. When
 	// false the field is left out of the request, so servers that predate it never see it.
 	Think      bool
@@ -47,8 +52,12 @@ type Response struct {
 // an error carrying the message Ollama sent mid-stream.
 func (c *Client) Chat(ctx context.Context, req ChatRequest, onChunk func(Chunk) error) (Response, error) {
 	wire := chatWireRequest(req)
+	body, err := chatBody(wire, req.ToolsJSON)
+	if err != nil {
+		return Response{}, fmt.Errorf("encoding the chat request: %w", err)
+	}
 	for attempt := 0; ; attempt++ {
-		resp, delivered, err := c.chatOnce(ctx, wire, onChunk)
+		resp, delivered, err := c.chatOnce(ctx, wire, body, onChunk)
 		var httpErr *HTTPError
 		if delivered || attempt >= len(c.retryDelays) || !errors.As(err, &httpErr) || !httpErr.Retryable() {
 			return resp, err
@@ -82,13 +91,26 @@ func chatWireRequest(req ChatRequest) *api.ChatRequest {
 	return wire
 }
 
-// chatOnce makes one attempt; delivered reports whether onChunk was called.
-func (c *Client) chatOnce(ctx context.Context, wire *api.ChatRequest, onChunk func(Chunk) error) (resp Response, delivered bool, err error) {
+// chatBody is wire as api.Client encodes it, with toolsJSON, when given, in place of encoding
+// wire.Tools again (the one difference: "tools" comes last).
+func chatBody(wire *api.ChatRequest, toolsJSON json.RawMessage) ([]byte, error) {
+	if len(toolsJSON) == 0 || len(wire.Tools) == 0 {
+		return json.Marshal(wire)
+	}
+	return json.Marshal(struct {
+		*api.ChatRequest
+		Tools json.RawMessage `json:"tools"` // the shallower field wins over the embedded one
+	}{wire, toolsJSON})
+}
+
+// chatOnce makes one attempt with body, wire encoded; delivered reports whether onChunk was
+// called.
+func (c *Client) chatOnce(ctx context.Context, wire *api.ChatRequest, body []byte, onChunk func(Chunk) error) (resp Response, delivered bool, err error) {
 	var (
 		done     bool
 		chunkErr error // onChunk's error, told apart from the errors api.Client makes
 	)
-	err = c.streamChat(ctx, wire, func(r api.ChatResponse) error {
+	err = c.streamChat(ctx, wire, body, func(r api.ChatResponse) error {
 		m := r.Message
 		if m.Thinking != "" || m.Content != "" || len(m.ToolCalls) > 0 {
 			resp.Thinking += m.Thinking

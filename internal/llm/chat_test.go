@@ -308,3 +308,33 @@ func TestChatUnreachable(t *testing.T) {
 	require.Contains(t, err.Error(), "ollama serve")
 	require.Less(t, time.Since(start), time.Minute, "connection errors are not retried (a retry would wait a minute first)")
 }
+
+// Tools given already encoded go out as the same request as tools encoded for the call.
+func TestChatBodyWithToolsJSON(t *testing.T) {
+	t.Parallel()
+	var props api.ToolPropertiesMap
+	require.NoError(t, json.Unmarshal([]byte(`{"path": {"type": "string", "description": "where"}, "limit": {"type": "integer"}}`), &props))
+	tools := api.Tools{{Type: "function", Function: api.ToolFunction{
+		Name: "read_file", Description: "Read a file.",
+		Parameters: api.ToolFunctionParameters{Type: "object", Required: []string{"path"}, Properties: &props},
+	}}}
+	raw, err := json.Marshal(tools)
+	require.NoError(t, err)
+	wire := chatWireRequest(ChatRequest{Model: "qwen3:4b", Messages: userSays("hi"), Tools: tools, Think: true, NumCtx: 8192})
+
+	want, err := json.Marshal(wire)
+	require.NoError(t, err)
+	got, err := chatBody(wire, raw)
+	require.NoError(t, err)
+	var wantObj, gotObj map[string]any
+	require.NoError(t, json.Unmarshal(want, &wantObj))
+	require.NoError(t, json.Unmarshal(got, &gotObj))
+	require.Equal(t, wantObj, gotObj)
+	require.Contains(t, gotObj, "tools")
+
+	// Without tools there is no tools[] to send, whatever ToolsJSON says.
+	bare := chatWireRequest(ChatRequest{Model: "qwen3:4b", Messages: userSays("hi")})
+	got, err = chatBody(bare, raw)
+	require.NoError(t, err)
+	require.NotContains(t, string(got), `"tools"`)
+}

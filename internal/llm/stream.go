@@ -23,18 +23,14 @@ const (
 	maxLineBuffer = 8 << 20
 )
 
-// streamChat is api.Client.Chat, line for line the same requests, answers and errors, except
-// that its line buffer starts small and grows to the same 8 MB limit: api.Client allocates and
-// clears all 8 MB for every call, which was most of what a model call cost Gantry (issue 18).
-// A server that wants requests signed (OLLAMA_AUTH, ollama.com) still goes through api.Client,
-// which holds the key.
-func (c *Client) streamChat(ctx context.Context, req *api.ChatRequest, fn api.ChatResponseFunc) error {
+// streamChat is api.Client.Chat of req, encoded as body, line for line the same requests,
+// answers and errors, except that its line buffer starts small and grows to the same 8 MB
+// limit: api.Client allocates and clears all 8 MB for every call, which was most of what a
+// model call cost Gantry (issue 18). A server that wants requests signed (OLLAMA_AUTH,
+// ollama.com) still goes through api.Client, which holds the key.
+func (c *Client) streamChat(ctx context.Context, req *api.ChatRequest, body []byte, fn api.ChatResponseFunc) error {
 	if envconfig.UseAuth() || c.base.Hostname() == "ollama.com" {
 		return c.api.Chat(ctx, req, fn)
-	}
-	body, err := json.Marshal(req)
-	if err != nil {
-		return err
 	}
 	request, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath("/api/chat").String(), bytes.NewReader(body))
 	if err != nil {
