@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"sync"
 
 	"github.com/ollama/ollama/api"
 	"github.com/ollama/ollama/envconfig"
@@ -22,6 +23,10 @@ const (
 	// maxLineBuffer is the longest line read, api.Client's limit.
 	maxLineBuffer = 8 << 20
 )
+
+// lineBuffers are the first line buffers of chats (a line that outgrows one gets a larger buffer
+// of its own, left to the collector). fn sees each line decoded, never the buffer.
+var lineBuffers = sync.Pool{New: func() any { b := make([]byte, firstLineBuffer); return &b }}
 
 // streamChat is api.Client.Chat of req, encoded as body, line for line the same requests,
 // answers and errors, except that its line buffer starts small and grows to the same 8 MB
@@ -45,8 +50,10 @@ func (c *Client) streamChat(ctx context.Context, req *api.ChatRequest, body []by
 	}
 	defer response.Body.Close()
 
+	buf := lineBuffers.Get().(*[]byte)
+	defer lineBuffers.Put(buf)
 	scanner := bufio.NewScanner(response.Body)
-	scanner.Buffer(make([]byte, 0, firstLineBuffer), maxLineBuffer)
+	scanner.Buffer((*buf)[:0], maxLineBuffer)
 	for scanner.Scan() {
 		line := scanner.Bytes()
 		var errorResponse struct {
