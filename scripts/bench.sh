@@ -88,8 +88,14 @@ goals() {
       else
         row("first painted content", "not measured", "≤ 1.3× the blank window", "?")
 
-      a = "agent:loop overhead, 50 read iterations"
-      row("agent loop overhead per iteration (fake model answering at once)", has(a) ? sprintf("%.2f ms", v[a] / 1000) : "not measured", "< 1 ms", has(a) ? yes(v[a] < 1000) : "?")
+      # Gantry own cost: the wall time less the time the fake server spent answering (decoding
+      # the request, encoding the answer), which is the share of Ollama, not of the loop.
+      a = "agent:loop overhead, 50 read iterations"; o = "agent:loop overhead: Gantry'"'"'s own (wall less the fake server)"
+      f = "agent:loop overhead: the fake server answering"
+      if (has(o) && has(a) && has(f))
+        row("agent loop overhead per iteration (fake model answering at once)", sprintf("%.2f ms Gantry'"'"'s own (%.2f ms wall per iteration, of which the fake server answering %.2f ms)", v[o] / 1000, v[a] / 1000, v[f] / 1000), "< 1 ms", yes(v[o] < 1000))
+      else
+        row("agent loop overhead per iteration (fake model answering at once)", has(a) ? sprintf("%.2f ms wall", v[a] / 1000) : "not measured", "< 1 ms", "?")
 
       r = "reopen:reopen a 60-run session: all turns on screen (median of 5)"; k = "reopen-backend:replay_backend"
       now = has(r) ? ms(v[r]) : "not measured"
