@@ -73,6 +73,19 @@ func requireResolves(t *testing.T, root, p, want string) {
 	got, err = NewWorkspaceRoot(root).Resolve(p)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+
+	// Stat says of the file what os.Stat says, links followed, missing files included.
+	got, fi, err := NewWorkspaceRoot(root).Stat(p)
+	require.Equal(t, want, got)
+	osFi, osErr := os.Stat(want)
+	if osErr != nil {
+		require.EqualError(t, err, osErr.Error())
+		return
+	}
+	require.NoError(t, err)
+	require.True(t, os.SameFile(osFi, fi), "%s: Stat and os.Stat disagree", p)
+	require.Equal(t, osFi.Mode(), fi.Mode())
+	require.Equal(t, osFi.ModTime(), fi.ModTime())
 }
 
 // requireRefused checks that ResolveWorkspacePath and WorkspaceRoot.Resolve both refuse p with
@@ -85,6 +98,10 @@ func requireRefused(t *testing.T, root, p string) error {
 	got, rootErr := NewWorkspaceRoot(root).Resolve(p)
 	require.Empty(t, got)
 	require.Equal(t, err, rootErr)
+	got, fi, statErr := NewWorkspaceRoot(root).Stat(p)
+	require.Empty(t, got)
+	require.Nil(t, fi)
+	require.Equal(t, err, statErr)
 	return err
 }
 
