@@ -141,13 +141,13 @@ func (a *agentRun) promptTokens() int {
 	w := a.window
 	n := a.estimatedTokens()
 	if w.meter.last > 0 && w.sent <= len(a.hist.msgs) {
-		n = max(n, w.meter.last+messageTokens(a.hist.msgs[w.sent:])+EstimateTokens(a.system)-EstimateTokens(w.sentSys))
+		n = max(n, w.meter.last+a.hist.tokensFrom(w.sent)+EstimateTokens(a.system)-EstimateTokens(w.sentSys))
 	}
 	return n
 }
 
 func (a *agentRun) estimatedTokens() int {
-	return a.fixedTokens() + messageTokens(a.hist.msgs)
+	return a.fixedTokens() + a.hist.tokensFrom(0)
 }
 
 // fixedTokens estimates what every request costs before the history: the system prompt as it

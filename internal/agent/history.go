@@ -36,6 +36,18 @@ type history struct {
 	times []time.Time
 	// metas are what each message says in structured form, index for index (memory.go).
 	metas []messageMeta
+	// tokens are each message's estimated size (messageTokens), index for index: the window's
+	// check before every model call sums them rather than measure the whole history again.
+	tokens []int
+}
+
+// tokensFrom estimates the messages from i on (messageTokens of h.msgs[i:]).
+func (h *history) tokensFrom(i int) int {
+	n := 0
+	for _, t := range h.tokens[i:] {
+		n += t
+	}
+	return n
 }
 
 // messageMeta is what a message says in structured form, stored beside it (store.Message.Meta):
@@ -82,6 +94,7 @@ func loadHistory(ctx context.Context, st MessageStore, sessionID, runID string, 
 		h.msgs = append(h.msgs, msg)
 		h.times = append(h.times, m.Time)
 		h.metas = append(h.metas, meta)
+		h.tokens = append(h.tokens, messageTokens([]api.Message{msg}))
 	}
 	return h, nil
 }
@@ -123,6 +136,7 @@ func (h *history) addAt(ctx context.Context, m api.Message, at time.Time, meta m
 	h.msgs = append(h.msgs, m)
 	h.times = append(h.times, rec.Time)
 	h.metas = append(h.metas, meta)
+	h.tokens = append(h.tokens, messageTokens([]api.Message{m}))
 	return nil
 }
 
@@ -135,6 +149,11 @@ func (h *history) replaceBefore(i int, head []api.Message) {
 	}
 	h.times = append(times, h.times[i:]...)
 	h.metas = append(make([]messageMeta, len(head), len(head)+len(h.metas)-i), h.metas[i:]...)
+	tokens := make([]int, len(head), len(head)+len(h.tokens)-i)
+	for k, m := range head {
+		tokens[k] = messageTokens([]api.Message{m})
+	}
+	h.tokens = append(tokens, h.tokens[i:]...)
 	h.msgs = append(head, h.msgs[i:]...)
 }
 

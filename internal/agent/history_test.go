@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"github.com/stretchr/testify/require"
+
+	"gantry/internal/store"
+)
+
+// The history's per-message token estimates stay what messageTokens says of its messages, as
+// they are loaded, added and compacted.
+func TestHistoryTokensFollowItsMessages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, err := store.Open(ctx, t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	sess, err := db.CreateSession(ctx, store.Session{WorkspacePath: t.TempDir(), Mode: "agent", Model: "m"})
+	require.NoError(t, err)
+	requireTokens := func(h *history) {
+		t.Helper()
+		require.Len(t, h.tokens, len(h.msgs))
+		for i := range h.msgs {
+			require.Equal(t, messageTokens(h.msgs[i:]), h.tokensFrom(i), "from message %d", i)
+		}
+	}
+
+	h, err := loadHistory(ctx, db, sess.ID, "r1", time.Now)
+	require.NoError(t, err)
+	call := api.ToolCall{Function: api.ToolCallFunction{Name: "read_file", Arguments: api.NewToolCallFunctionArguments()}}
+	call.Function.Arguments.Set("path", "main.go")
+	for _, m := range []api.Message{
+		{Role: "user", Content: "read main.go and tell me what it does"},
+		{Role: "assistant", Thinking: "The person wants a summary.", ToolCalls: []api.ToolCall{call}},
+		{Role: "tool", ToolName: "read_file", Content: "package main\n\nfunc main() {}\n"},
+		{Role: "assistant", Content: "It does nothing yet."},
+	} {
+		require.NoError(t, h.add(ctx, m))
+	}
+	requireTokens(h)
+
+	again, err := loadHistory(ctx, db, sess.ID, "r2", time.Now)
+	require.NoError(t, err)
+	requireTokens(again)
+	require.Equal(t, h.tokensFrom(0), again.tokensFrom(0))
+
+	again.replaceBefore(3, []api.Message{{Role: "user", Content: "Summary of the conversation so far: main.go was read."}})
+	requireTokens(again)
+}
