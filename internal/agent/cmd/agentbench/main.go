@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"time"
 
@@ -120,7 +121,7 @@ func benchPrompts() error {
 }
 
 func benchLoop() error {
-	var wall, fake, own, cpu, allocs []float64
+	var wall, fake, own, cpu, allocs, goroutines []float64
 	perIteration := func(d time.Duration) float64 { return float64(d.Microseconds()) / loopIterations }
 	for range loopRuns {
 		r, err := loopRun()
@@ -132,6 +133,7 @@ func benchLoop() error {
 		own = append(own, perIteration(r.wall-r.fake))
 		cpu = append(cpu, perIteration(r.cpu))
 		allocs = append(allocs, float64(r.allocs)/loopIterations)
+		goroutines = append(goroutines, float64(r.goroutines)/loopIterations)
 	}
 	median := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
 	report(fmt.Sprintf("loop overhead, %d read iterations", loopIterations), median(wall), "µs/iteration, wall")
@@ -141,15 +143,17 @@ func benchLoop() error {
 		report("loop CPU time (incl. fake server)", median(cpu), "µs/iteration, all cores")
 	}
 	report("loop allocations (incl. fake server)", median(allocs), "allocs/iteration")
+	report("loop goroutines started (incl. fake server)", median(goroutines), "goroutines/iteration")
 	return nil
 }
 
 // loopResult is what one scripted session cost: wall time, the process's CPU time (on every
 // core; a shared machine disturbs it less than the wall time) and heap allocations.
 type loopResult struct {
-	wall, cpu time.Duration
-	fake      time.Duration // of wall, the fake server's answering (fakeollama.Server.ChatTime)
-	allocs    uint64
+	wall, cpu  time.Duration
+	fake       time.Duration // of wall, the fake server's answering (fakeollama.Server.ChatTime)
+	allocs     uint64
+	goroutines uint64
 }
 
 // loopRun runs one scripted session.
@@ -161,10 +165,12 @@ func loopRun() (loopResult, error) {
 	defer s.close()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	started := goroutinesStarted()
 	cpu := cpuTime()
 	start := time.Now()
 	err = s.run()
 	r := loopResult{wall: time.Since(start), cpu: cpuTime() - cpu, fake: s.fake.ChatTime()}
+	r.goroutines = goroutinesStarted() - started
 	runtime.ReadMemStats(&after)
 	r.allocs = after.Mallocs - before.Mallocs
 	return r, err
@@ -261,4 +267,15 @@ func (s *loopSession) close() {
 		_ = s.fake.Close()
 	}
 	_ = os.RemoveAll(s.root)
+}
+
+// goroutinesStarted counts the goroutines the process has started: each is a handoff between
+// threads on the way, which a busy machine makes slow.
+func goroutinesStarted() uint64 {
+	sample := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
 }
