@@ -19,10 +19,6 @@ type MessageStore interface {
 	Messages(ctx context.Context, sessionID string) ([]store.Message, error)
 }
 
-// historySaveTimeout bounds one message write. Writes do not follow the run's context: what
-// was streamed before a Stop is still saved (SPEC §3: nothing already written is lost).
-const historySaveTimeout = 5 * time.Second
-
 // history is the conversation as the model sees it, in the shape Ollama expects (SPEC §3), and
 // kept in step with the store: every message is saved before it joins the history.
 type history struct {
@@ -128,9 +124,12 @@ func (h *history) addAt(ctx context.Context, m api.Message, at time.Time, meta m
 		return fmt.Errorf("encoding the message's meta: %w", err)
 	}
 	rec.Meta = raw
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), historySaveTimeout)
-	defer cancel()
-	if _, err := h.store.AppendMessage(ctx, rec); err != nil {
+	// The write does not follow the run's context: what was streamed before a Stop is still
+	// saved (SPEC §3: nothing already written is lost). Nor has it a deadline of its own: the
+	// only wait of a one-row write is for the write lock, which the database's busy timeout
+	// (5 s) bounds, and a context that can end costs a goroutine per statement in the driver
+	// and database/sql (a tenth of a millisecond an iteration of the loop).
+	if _, err := h.store.AppendMessage(context.WithoutCancel(ctx), rec); err != nil {
 		return err
 	}
 	h.msgs = append(h.msgs, m)

@@ -57,8 +57,6 @@ const (
 	flushInterval = 32 * time.Millisecond
 	// maxBatch bounds the memory held and the length of one transaction while output floods in.
 	maxBatch = 256
-	// writeTimeout bounds a write that no longer follows its caller's cancellation.
-	writeTimeout = 10 * time.Second
 )
 
 // Emitter persists then posts. Everything it does is serialised, so the posting order is the
@@ -230,10 +228,12 @@ func (e *Emitter) takeLost() error {
 	return err
 }
 
-// storeAndPost writes the batch in one transaction, then posts it; e.mu must be held.
+// storeAndPost writes the batch in one transaction, then posts it; e.mu must be held. The write
+// no longer follows the caller's cancellation, and has no deadline of its own: its only wait is
+// for the write lock, which the database's busy timeout (5 s) bounds, and a context that can
+// end costs a goroutine per statement in the driver and database/sql.
 func (e *Emitter) storeAndPost(ctx context.Context, batch []Event) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
+	ctx = context.WithoutCancel(ctx)
 	recs := make([]store.EventRecord, len(batch))
 	for i, ev := range batch {
 		recs[i] = store.EventRecord{ID: ev.ID, SessionID: ev.SessionID, RunID: ev.RunID, Type: string(ev.Type), Payload: ev.Payload, Time: ev.Time}
