@@ -110,7 +110,7 @@ table tools ./internal/tools/cmd/toolbench
 
 echo
 echo "── code intelligence on this repository, next to gopls's own CLI (cold: median of 3, warm: of 20)"
-table ./internal/tools/cmd/codebench
+table code ./internal/tools/cmd/codebench
 
 echo
 echo "── checkpoints: 1,000 files / 50 MB"
