@@ -103,7 +103,7 @@ func (a *agentRun) noteStaleFiles(ctx context.Context) error {
 
 // windowedRequest is the next loop request: the system prompt with the current memory, then
 // the history, compacted first when it nears the window.
-func (a *agentRun) windowedRequest(ctx context.Context) []api.Message {
+func (a *agentRun) windowedRequest(ctx context.Context) conversation {
 	w := a.window
 	if w.meter == nil {
 		// Measure the loop's answers; compaction's own call goes to the model directly.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -11,9 +12,10 @@ import (
 	"gantry/internal/store"
 )
 
-// The history's per-message token estimates stay what messageTokens says of its messages, as
-// they are loaded, added and compacted.
-func TestHistoryTokensFollowItsMessages(t *testing.T) {
+// The history's per-message token estimates and encodings stay what messageTokens and
+// json.Marshal say of its messages, as they are loaded, added and compacted, and a request sends
+// each message with its own encoding.
+func TestHistoryMeasuresAndEncodingsFollowItsMessages(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, err := store.Open(ctx, t.TempDir())
@@ -24,8 +26,19 @@ func TestHistoryTokensFollowItsMessages(t *testing.T) {
 	requireTokens := func(h *history) {
 		t.Helper()
 		require.Len(t, h.tokens, len(h.msgs))
-		for i := range h.msgs {
+		require.Len(t, h.encoded, len(h.msgs))
+		for i, m := range h.msgs {
 			require.Equal(t, messageTokens(h.msgs[i:]), h.tokensFrom(i), "from message %d", i)
+			want, err := json.Marshal(m)
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(h.encoded[i]), "message %d", i)
+		}
+		conv := h.request("SYSTEM", api.Message{Role: "user", Content: "Summarise."})
+		require.Len(t, conv.encoded, len(conv.msgs))
+		for i, m := range conv.msgs {
+			want, err := json.Marshal(m)
+			require.NoError(t, err)
+			require.Equal(t, string(want), string(conv.encoded[i]), "request message %d", i)
 		}
 	}
 

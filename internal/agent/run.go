@@ -333,9 +333,9 @@ func (a *agentRun) addNotices(ctx context.Context, notices []Notice) error {
 }
 
 // ask streams one answer into the UI, offering the run's tools or none.
-func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, withTools bool) (answer, error) {
+func (a *agentRun) ask(ctx context.Context, iteration int, conv conversation, withTools bool) (answer, error) {
 	req := llm.ChatRequest{
-		Model: a.req.Model, Messages: msgs,
+		Model: a.req.Model, Messages: conv.msgs, MessagesJSON: conv.encoded,
 		Think: a.info.Capabilities.Thinking, NumCtx: a.info.NumCtx(a.req.NumCtxCap),
 	}
 	if withTools {

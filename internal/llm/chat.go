@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,11 @@ type ChatRequest struct {
 	// request, and encoding them (ordered maps of schemas) cost as much as the rest of the
 	// request. It is sent in Tools' place and must be their encoding.
 	ToolsJSON json.RawMessage
+	// MessagesJSON are Messages encoded, index for index, when the caller has them: a run's
+	// history is encoded once, as each message joins it, where encoding the whole of it again
+	// for every request grew with the conversation. Sent in Messages' place when there is one
+	// for each; each must be its message's encoding.
+	MessagesJSON []json.RawMessage
 	// Think asks a thinking model to think; set it only when ModelInfo says the model can. When
 	// false the field is left out of the request, so servers that predate it never see it.
 	Think      bool
@@ -52,7 +58,7 @@ type Response struct {
 // an error carrying the message Ollama sent mid-stream.
 func (c *Client) Chat(ctx context.Context, req ChatRequest, onChunk func(Chunk) error) (Response, error) {
 	wire := chatWireRequest(req)
-	body, err := chatBody(wire, req.ToolsJSON)
+	body, err := chatBody(wire, req.ToolsJSON, req.MessagesJSON)
 	if err != nil {
 		return Response{}, fmt.Errorf("encoding the chat request: %w", err)
 	}
@@ -91,16 +97,74 @@ func chatWireRequest(req ChatRequest) *api.ChatRequest {
 	return wire
 }
 
-// chatBody is wire as api.Client encodes it, with toolsJSON, when given, in place of encoding
-// wire.Tools again (the one difference: "tools" comes last).
-func chatBody(wire *api.ChatRequest, toolsJSON json.RawMessage) ([]byte, error) {
-	if len(toolsJSON) == 0 || len(wire.Tools) == 0 {
+// chatBody is wire as api.Client encodes it, with toolsJSON and messagesJSON, when given, in
+// place of encoding wire.Tools and wire.Messages again. They are written into the body as they
+// are: encoding/json would check and compact each raw message again, a scan of the whole
+// conversation for every request.
+func chatBody(wire *api.ChatRequest, toolsJSON json.RawMessage, messagesJSON []json.RawMessage) ([]byte, error) {
+	if len(wire.Tools) == 0 {
+		toolsJSON = nil
+	}
+	if len(messagesJSON) == 0 || len(messagesJSON) != len(wire.Messages) {
+		messagesJSON = nil
+	}
+	if toolsJSON == nil && messagesJSON == nil {
 		return json.Marshal(wire)
 	}
-	return json.Marshal(struct {
-		*api.ChatRequest
-		Tools json.RawMessage `json:"tools"` // the shallower field wins over the embedded one
-	}{wire, toolsJSON})
+	if body, ok := spliceChatBody(wire, toolsJSON, messagesJSON); ok {
+		return body, nil
+	}
+	return json.Marshal(wire)
+}
+
+// spliceChatBody is chatBody's encoding with the given parts; false when the request does not
+// encode as it expects (a newer api.ChatRequest whose first fields are not the model and the
+// messages), or at all.
+func spliceChatBody(wire *api.ChatRequest, toolsJSON json.RawMessage, messagesJSON []json.RawMessage) ([]byte, bool) {
+	rest := *wire
+	if messagesJSON != nil {
+		rest.Messages = nil
+	}
+	if toolsJSON != nil {
+		rest.Tools = nil // omitempty: left out
+	}
+	head, err := json.Marshal(&rest)
+	if err != nil {
+		return nil, false
+	}
+	size := len(head) + len(toolsJSON) + len(messagesJSON) + 16
+	for _, m := range messagesJSON {
+		size += len(m)
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	if messagesJSON != nil {
+		// The request's first fields are the model, then the messages, null here.
+		model, err := json.Marshal(wire.Model)
+		if err != nil {
+			return nil, false
+		}
+		prefix := `{"model":` + string(model) + `,"messages":`
+		if !bytes.HasPrefix(head, []byte(prefix+"null")) {
+			return nil, false
+		}
+		b.WriteString(prefix)
+		b.WriteByte('[')
+		for i, m := range messagesJSON {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(m)
+		}
+		b.WriteByte(']')
+		head = head[len(prefix)+len("null"):]
+	}
+	b.Write(head[:len(head)-1]) // all but the closing brace
+	if toolsJSON != nil {
+		b.WriteString(`,"tools":`)
+		b.Write(toolsJSON)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), true
 }
 
 // chatOnce makes one attempt with body, wire encoded; delivered reports whether onChunk was

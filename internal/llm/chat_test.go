@@ -309,8 +309,9 @@ func TestChatUnreachable(t *testing.T) {
 	require.Less(t, time.Since(start), time.Minute, "connection errors are not retried (a retry would wait a minute first)")
 }
 
-// Tools given already encoded go out as the same request as tools encoded for the call.
-func TestChatBodyWithToolsJSON(t *testing.T) {
+// Tools and messages given already encoded go out as the same request as those encoded for the
+// call, each alone or both.
+func TestChatBodyWithToolsAndMessagesJSON(t *testing.T) {
 	t.Parallel()
 	var props api.ToolPropertiesMap
 	require.NoError(t, json.Unmarshal([]byte(`{"path": {"type": "string", "description": "where"}, "limit": {"type": "integer"}}`), &props))
@@ -318,23 +319,52 @@ func TestChatBodyWithToolsJSON(t *testing.T) {
 		Name: "read_file", Description: "Read a file.",
 		Parameters: api.ToolFunctionParameters{Type: "object", Required: []string{"path"}, Properties: &props},
 	}}}
-	raw, err := json.Marshal(tools)
+	toolsJSON, err := json.Marshal(tools)
 	require.NoError(t, err)
-	wire := chatWireRequest(ChatRequest{Model: "qwen3:4b", Messages: userSays("hi"), Tools: tools, Think: true, NumCtx: 8192})
+	call := api.ToolCall{Function: api.ToolCallFunction{Name: "read_file", Arguments: api.NewToolCallFunctionArguments()}}
+	call.Function.Arguments.Set("path", "a<b>&c.go")
+	msgs := []api.Message{
+		{Role: "system", Content: "You are Gantry."},
+		{Role: "user", Content: "read it"},
+		{Role: "assistant", Thinking: "Reading.", ToolCalls: []api.ToolCall{call}},
+		{Role: "tool", ToolName: "read_file", Content: "package a\n"},
+	}
+	msgsJSON := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		msgsJSON[i], err = json.Marshal(m)
+		require.NoError(t, err)
+	}
+	decode := func(b []byte) map[string]any {
+		var v map[string]any
+		require.NoError(t, json.Unmarshal(b, &v))
+		return v
+	}
 
-	want, err := json.Marshal(wire)
-	require.NoError(t, err)
-	got, err := chatBody(wire, raw)
-	require.NoError(t, err)
-	var wantObj, gotObj map[string]any
-	require.NoError(t, json.Unmarshal(want, &wantObj))
-	require.NoError(t, json.Unmarshal(got, &gotObj))
-	require.Equal(t, wantObj, gotObj)
-	require.Contains(t, gotObj, "tools")
+	for _, withTools := range []bool{false, true} {
+		req := ChatRequest{Model: "qwen3:4b", Messages: msgs, Think: true, NumCtx: 8192}
+		if withTools {
+			req.Tools = tools
+		}
+		wire := chatWireRequest(req)
+		want, err := json.Marshal(wire)
+		require.NoError(t, err)
+		for _, given := range []struct {
+			tools json.RawMessage
+			msgs  []json.RawMessage
+		}{{nil, nil}, {toolsJSON, nil}, {nil, msgsJSON}, {toolsJSON, msgsJSON}} {
+			got, err := chatBody(wire, given.tools, given.msgs)
+			require.NoError(t, err)
+			require.Equal(t, decode(want), decode(got), "tools %v, given tools %t, messages %t", withTools, given.tools != nil, given.msgs != nil)
+			if given.msgs != nil || (withTools && given.tools != nil) {
+				_, spliced := spliceChatBody(wire, given.tools, given.msgs)
+				require.True(t, spliced, "the request encodes as spliceChatBody expects: model, then messages")
+			}
+		}
+	}
 
-	// Without tools there is no tools[] to send, whatever ToolsJSON says.
-	bare := chatWireRequest(ChatRequest{Model: "qwen3:4b", Messages: userSays("hi")})
-	got, err = chatBody(bare, raw)
+	// Encoded messages that do not match the request's in number are not used.
+	wire := chatWireRequest(ChatRequest{Model: "qwen3:4b", Messages: msgs})
+	got, err := chatBody(wire, nil, msgsJSON[:2])
 	require.NoError(t, err)
-	require.NotContains(t, string(got), `"tools"`)
+	require.Len(t, decode(got)["messages"], len(msgs))
 }
