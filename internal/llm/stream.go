@@ -56,6 +56,19 @@ func (c *Client) streamChat(ctx context.Context, req *api.ChatRequest, body []by
 	scanner.Buffer((*buf)[:0], maxLineBuffer)
 	for scanner.Scan() {
 		line := scanner.Bytes()
+		// The usual line, a piece of a successful answer, decoded once; anything else (an error
+		// status or line, a line that does not decode) goes the way api.Client reads every line,
+		// decoding it as an error first, so the errors stay its errors.
+		var chunk struct {
+			api.ChatResponse
+			Error string `json:"error"`
+		}
+		if response.StatusCode < http.StatusBadRequest && json.Unmarshal(line, &chunk) == nil && chunk.Error == "" {
+			if err := fn(chunk.ChatResponse); err != nil {
+				return err
+			}
+			continue
+		}
 		var errorResponse struct {
 			Error     string `json:"error,omitempty"`
 			SigninURL string `json:"signin_url,omitempty"`
@@ -74,11 +87,11 @@ func (c *Client) streamChat(ctx context.Context, req *api.ChatRequest, body []by
 		case errorResponse.Error != "":
 			return errors.New(errorResponse.Error)
 		}
-		var chunk api.ChatResponse
-		if err := json.Unmarshal(line, &chunk); err != nil {
+		var resp api.ChatResponse
+		if err := json.Unmarshal(line, &resp); err != nil {
 			return err
 		}
-		if err := fn(chunk); err != nil {
+		if err := fn(resp); err != nil {
 			return err
 		}
 	}
