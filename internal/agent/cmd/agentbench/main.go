@@ -28,6 +28,7 @@ import (
 	"slices"
 	"time"
 
+	"gantry/internal/cputime"
 	"gantry/internal/project"
 
 	"gantry/internal/agent"
@@ -166,10 +167,10 @@ func loopRun() (loopResult, error) {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	started := goroutinesStarted()
-	cpu := cpuTime()
+	cpu := cputime.Used()
 	start := time.Now()
 	err = s.run()
-	r := loopResult{wall: time.Since(start), cpu: cpuTime() - cpu, fake: s.fake.ChatTime()}
+	r := loopResult{wall: time.Since(start), cpu: cputime.Used() - cpu, fake: s.fake.ChatTime()}
 	r.goroutines = goroutinesStarted() - started
 	runtime.ReadMemStats(&after)
 	r.allocs = after.Mallocs - before.Mallocs

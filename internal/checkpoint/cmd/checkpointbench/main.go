@@ -23,6 +23,7 @@ import (
 	_ "modernc.org/sqlite" // to read the database's size as another connection sees it
 
 	"gantry/internal/checkpoint"
+	"gantry/internal/cputime"
 	"gantry/internal/store"
 )
 
@@ -218,13 +219,13 @@ type step struct {
 	cpu   time.Duration
 }
 
-func startStep() step { return step{start: time.Now(), cpu: cpuTime()} }
+func startStep() step { return step{start: time.Now(), cpu: cputime.Used()} }
 
 // report prints NAME_wall and NAME_cpu and returns the wall time.
 func (s step) report(name string) time.Duration {
 	wall := time.Since(s.start)
 	report(name+"_wall", ms(wall), "ms")
-	if cpu := cpuTime(); cpu > 0 {
+	if cpu := cputime.Used(); cpu > 0 {
 		report(name+"_cpu", ms(cpu-s.cpu), "ms")
 	}
 	return wall
