@@ -128,8 +128,9 @@ func streamAnswer(ctx context.Context, model ChatModel, req llm.ChatRequest, pat
 }
 
 // answerSink shows one answer in the UI through the run's events. Text and thinking are
-// deltas (throttled, batched); the collapse and the spinner change state and are stored at
-// once. Emit failures are kept for the end of the run: the answer itself still goes on.
+// deltas (throttled, batched), and so is the spinner, as progress; the collapse changes state
+// and is stored at once. Emit failures are kept for the end of the run: the answer itself
+// still goes on.
 type answerSink struct {
 	ctx       context.Context
 	emit      *runEmitter
@@ -149,5 +150,5 @@ func (s answerSink) ThinkingDone(d time.Duration) {
 }
 
 func (s answerSink) Spinner(label string) {
-	s.emit.state(s.ctx, events.Spinner, SpinnerPayload{Label: label})
+	s.emit.progress(s.ctx, events.Spinner, SpinnerPayload{Label: label})
 }

@@ -39,11 +39,12 @@ func (w callApproval) Answered(_ context.Context, allowed bool) {
 	}
 }
 
-// emit uses the batch's context: state events are stored even after a stop.
+// emit uses the batch's context: progress is stored even after a stop. "pending" is stored
+// with approvalRequested, which the approval manager emits at once.
 func (w callApproval) emit(status string) {
 	c := w.batch.calls[w.index]
 	v := w.batch.view(c)
-	w.batch.emit.state(w.batch.ctx, events.ToolAction, ToolActionPayload{
+	w.batch.emit.progress(w.batch.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: w.batch.groupID, ActionID: w.batch.actionID(w.index), Tool: c.Name, Status: status,
 		Title: v.Running, Path: v.Path, Command: v.Command, Server: v.Server,
 	})

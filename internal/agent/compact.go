@@ -93,7 +93,7 @@ func (a *agentRun) noteStaleFiles(ctx context.Context) error {
 // windowedRequest is the next loop request: the system prompt with the current memory, then
 // the history, compacted first when it nears the window. It also returns the request's
 // expected size in tokens.
-func (a *agentRun) windowedRequest(ctx context.Context) ([]api.Message, int) {
+func (a *agentRun) windowedRequest(ctx context.Context) (conversation, int) {
 	w := a.window
 	if !w.started {
 		w.started = true
@@ -129,7 +129,7 @@ func (a *agentRun) promptTokens() int {
 	w := a.window
 	n := a.densityTokens()
 	if w.last > 0 && w.sent <= len(a.hist.msgs) {
-		n = max(n, w.last+messageTokens(a.hist.msgs[w.sent:])+EstimateTokens(a.system)-EstimateTokens(w.sentSys))
+		n = max(n, w.last+a.hist.tokensFrom(w.sent)+EstimateTokens(a.system)-EstimateTokens(w.sentSys))
 	}
 	return n
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // EventSink is the one door to the UI (*events.Emitter): Emit stores and posts at once, for
-// state changes; EmitDelta batches streamed pieces.
+// state changes; EmitDelta batches streamed pieces and progress, held at most the UI's 32 ms
+// throttle and stored in order with everything else.
 type EventSink interface {
 	Emit(ctx context.Context, scope events.Scope, typ events.Type, payload any) (events.Event, error)
 	EmitDelta(ctx context.Context, scope events.Scope, typ events.Type, payload any) error
@@ -151,9 +152,13 @@ type RunFinishedPayload struct {
 	RescuedCalls int `json:"rescuedCalls,omitempty"`
 }
 
-// runEmitter sends one run's events. State events are sent even after the run was cancelled
-// (the UI must learn that a tool stopped and the run ended); deltas follow the run's context.
-// A failure to store an event does not stop the run; the first one is reported at its end.
+// runEmitter sends one run's events. State events are stored and posted at once; progress
+// (the spinner, the progress groups and their tool lines) goes with the deltas, stored many to
+// a transaction within the UI's throttle: a run's iteration is a burst of such events, each of
+// which was a transaction of its own (issue 18). Both are sent even after the run was
+// cancelled (the UI must learn that a tool stopped and the run ended); deltas follow the run's
+// context. A failure to store an event does not stop the run; the first one is reported at its
+// end.
 type runEmitter struct {
 	sink  EventSink
 	scope events.Scope
@@ -165,6 +170,12 @@ type runEmitter struct {
 func (e *runEmitter) state(ctx context.Context, typ events.Type, payload any) {
 	_, err := e.sink.Emit(context.WithoutCancel(ctx), e.scope, typ, payload)
 	e.note(err)
+}
+
+// progress is an event the run goes on from without waiting for anyone: the UI shows it within
+// the throttle, in order with the state events, which store it first if they come sooner.
+func (e *runEmitter) progress(ctx context.Context, typ events.Type, payload any) {
+	e.note(e.sink.EmitDelta(context.WithoutCancel(ctx), e.scope, typ, payload))
 }
 
 func (e *runEmitter) delta(ctx context.Context, typ events.Type, payload any) {

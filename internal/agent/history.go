@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,10 +20,6 @@ type MessageStore interface {
 	Messages(ctx context.Context, sessionID string) ([]store.Message, error)
 }
 
-// historySaveTimeout bounds one message write. Writes do not follow the run's context: what
-// was streamed before a Stop is still saved (SPEC §3: nothing already written is lost).
-const historySaveTimeout = 5 * time.Second
-
 // history is the conversation as the model sees it, in the shape Ollama expects (SPEC §3), and
 // kept in step with the store: every message is saved before it joins the history.
 type history struct {
@@ -36,6 +33,31 @@ type history struct {
 	times []time.Time
 	// metas are what each message says in structured form, index for index (memory.go).
 	metas []messageMeta
+	// tokens are each message's estimated size (messageTokens), index for index: the window's
+	// check before every model call sums them rather than measure the whole history again.
+	tokens []int
+	// encoded are each message as a request sends it (JSON), index for index, encoded once as
+	// it joins: a request sends the whole history, and encoding it again for each grew with the
+	// conversation. nil where a message would not encode (llm then encodes them all itself).
+	encoded []json.RawMessage
+}
+
+// encodeMessage is m as a chat request's messages[] holds it, or nil.
+func encodeMessage(m api.Message) json.RawMessage {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return nil
+	}
+	return raw
+}
+
+// tokensFrom estimates the messages from i on (messageTokens of h.msgs[i:]).
+func (h *history) tokensFrom(i int) int {
+	n := 0
+	for _, t := range h.tokens[i:] {
+		n += t
+	}
+	return n
 }
 
 // messageMeta is what a message says in structured form, stored beside it (store.Message.Meta):
@@ -82,6 +104,8 @@ func loadHistory(ctx context.Context, st MessageStore, sessionID, runID string, 
 		h.msgs = append(h.msgs, msg)
 		h.times = append(h.times, m.Time)
 		h.metas = append(h.metas, meta)
+		h.tokens = append(h.tokens, messageTokens([]api.Message{msg}))
+		h.encoded = append(h.encoded, encodeMessage(msg))
 	}
 	return h, nil
 }
@@ -115,14 +139,19 @@ func (h *history) addAt(ctx context.Context, m api.Message, at time.Time, meta m
 		return fmt.Errorf("encoding the message's meta: %w", err)
 	}
 	rec.Meta = raw
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), historySaveTimeout)
-	defer cancel()
-	if _, err := h.store.AppendMessage(ctx, rec); err != nil {
+	// The write does not follow the run's context: what was streamed before a Stop is still
+	// saved (SPEC §3: nothing already written is lost). Nor has it a deadline of its own: the
+	// only wait of a one-row write is for the write lock, which the database's busy timeout
+	// (5 s) bounds, and a context that can end costs a goroutine per statement in the driver
+	// and database/sql (a tenth of a millisecond an iteration of the loop).
+	if _, err := h.store.AppendMessage(context.WithoutCancel(ctx), rec); err != nil {
 		return err
 	}
 	h.msgs = append(h.msgs, m)
 	h.times = append(h.times, rec.Time)
 	h.metas = append(h.metas, meta)
+	h.tokens = append(h.tokens, messageTokens([]api.Message{m}))
+	h.encoded = append(h.encoded, encodeMessage(m))
 	return nil
 }
 
@@ -135,16 +164,42 @@ func (h *history) replaceBefore(i int, head []api.Message) {
 	}
 	h.times = append(times, h.times[i:]...)
 	h.metas = append(make([]messageMeta, len(head), len(head)+len(h.metas)-i), h.metas[i:]...)
+	tokens := make([]int, len(head), len(head)+len(h.tokens)-i)
+	encoded := make([]json.RawMessage, len(head), len(head)+len(h.encoded)-i)
+	for k, m := range head {
+		tokens[k], encoded[k] = messageTokens([]api.Message{m}), encodeMessage(m)
+	}
+	h.tokens = append(tokens, h.tokens[i:]...)
+	h.encoded = append(encoded, h.encoded[i:]...)
 	h.msgs = append(head, h.msgs[i:]...)
+}
+
+// conversation is what one model call sends, and each message encoded (nil when one would not
+// encode: llm then encodes them itself).
+type conversation struct {
+	msgs    []api.Message
+	encoded []json.RawMessage
 }
 
 // request is what one model call sends: the system prompt, then the history, then extra
 // messages that are not part of it (the closing summary request).
-func (h *history) request(system string, extra ...api.Message) []api.Message {
-	out := make([]api.Message, 0, len(h.msgs)+1+len(extra))
-	out = append(out, api.Message{Role: "system", Content: system})
-	out = append(out, h.msgs...)
-	return append(out, extra...)
+func (h *history) request(system string, extra ...api.Message) conversation {
+	c := conversation{
+		msgs:    make([]api.Message, 0, len(h.msgs)+1+len(extra)),
+		encoded: make([]json.RawMessage, 0, len(h.msgs)+1+len(extra)),
+	}
+	c.msgs = append(c.msgs, api.Message{Role: "system", Content: system})
+	c.msgs = append(c.msgs, h.msgs...)
+	c.msgs = append(c.msgs, extra...)
+	c.encoded = append(c.encoded, encodeMessage(c.msgs[0]))
+	c.encoded = append(c.encoded, h.encoded...)
+	for _, m := range extra {
+		c.encoded = append(c.encoded, encodeMessage(m))
+	}
+	if len(c.encoded) != len(c.msgs) || slices.ContainsFunc(c.encoded, func(r json.RawMessage) bool { return r == nil }) {
+		c.encoded = nil
+	}
+	return c
 }
 
 // resultMessages feeds a batch's results back, with each message's meta. After native calls

@@ -144,7 +144,9 @@ type agentRun struct {
 	system string
 	tools  *toolRunner
 	wire   api.Tools
-	// wireTokens is wire's estimated size, paid by every request.
+	// wireJSON is wire encoded once for all the run's requests, and wireTokens its estimated
+	// size, paid by every request.
+	wireJSON   json.RawMessage
 	wireTokens int
 	hist       *history
 	cp         *checkpoint.Checkpoint
@@ -291,7 +293,11 @@ func (a *agentRun) plan() {
 func (a *agentRun) usePlan(p PromptPlan) {
 	a.level = p
 	a.tools.registry = p.Tools
-	a.wire, a.wireTokens = p.Wire, wireTokens(p.Wire)
+	a.wire, a.wireJSON, a.wireTokens = p.Wire, nil, 0
+	if len(p.Wire) > 0 {
+		a.wireJSON, _ = json.Marshal(p.Wire) // tools.OllamaTool's schemas always encode
+		a.wireTokens = EstimateTokens(string(a.wireJSON))
+	}
 	a.system = p.System()
 	a.window.prompt = p.Input
 }
@@ -414,11 +420,11 @@ func (a *agentRun) nextAnswer(ctx context.Context) (answer, error) {
 // has its turn at the model meanwhile, for the compactions too.
 func (a *agentRun) askWindowed(ctx context.Context) (answer, error) {
 	for retried := false; ; retried = true {
-		msgs, expected := a.windowedRequest(ctx)
+		conv, expected := a.windowedRequest(ctx)
 		estimated := a.estimatedTokens() // on the estimate alone, for the density
 		previous := a.window.last        // 0 after a compaction: the history did not just grow
 		a.answers++
-		ans, err := a.ask(ctx, a.answers, msgs, a.wire, expected)
+		ans, err := a.ask(ctx, a.answers, conv, true, expected)
 		if err != nil {
 			return ans, err
 		}
@@ -438,13 +444,16 @@ func (a *agentRun) askWindowed(ctx context.Context) (answer, error) {
 // ask streams one answer into the UI, after saying what the wait for it is for, and reports how
 // much of the window it used. expected is the request's estimated size in tokens. The caller has
 // the run's turn at the model (takeModel).
-func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, wire api.Tools, expected int) (answer, error) {
+func (a *agentRun) ask(ctx context.Context, iteration int, conv conversation, withTools bool, expected int) (answer, error) {
 	if err := a.awaitModel(ctx, expected); err != nil {
 		return answer{}, err
 	}
 	req := llm.ChatRequest{
-		Model: a.req.Model, Messages: msgs, Tools: wire,
+		Model: a.req.Model, Messages: conv.msgs, MessagesJSON: conv.encoded,
 		Think: a.info.Capabilities.Thinking, NumCtx: a.numCtx,
+	}
+	if withTools {
+		req.Tools, req.ToolsJSON = a.wire, a.wireJSON
 	}
 	opts := StreamOptions{Known: a.known, Throttle: a.deps.Throttle, Label: func(name string, args map[string]any) string {
 		return a.tools.view(tools.Call{Name: name, Args: args}).Spinner
@@ -541,7 +550,7 @@ func (a *agentRun) done(ctx context.Context, text string) (RunResult, error) {
 		return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil
 	}
 	a.answers++
-	ans, err := a.ask(ctx, a.answers, a.hist.request(a.system, ask), nil, a.promptTokens()+messageTokens([]api.Message{ask}))
+	ans, err := a.ask(ctx, a.answers, a.hist.request(a.system, ask), false, a.promptTokens()+messageTokens([]api.Message{ask}))
 	release()
 	switch {
 	case ctx.Err() != nil:

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -46,7 +45,7 @@ func (m *sessionMemory) staleNote(root string) (string, FilesChangedOnDiskPayloa
 	var changed, deleted []string
 	now := time.Now()
 	for _, f := range m.seenFiles(root) {
-		fi, err := os.Stat(f.abs)
+		fi, err := f.info, f.statErr
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			if !f.gone {
@@ -105,17 +104,19 @@ func (m *sessionMemory) toldOf(path string, at time.Time, gone bool) {
 	}
 }
 
-// seenFile is one file of the memory as the model last saw it.
+// seenFile is one file of the memory as the model last saw it, and as it is now on disk.
 type seenFile struct {
-	key  string // as the model named it
-	abs  string
-	seen time.Time
-	gone bool
+	key     string // as the model named it
+	abs     string
+	seen    time.Time
+	gone    bool
+	info    fs.FileInfo // os.Stat(abs), or its error
+	statErr error
 }
 
 // seenFiles are the memory's files by where they are on disk (a file read as ./a.go and edited
-// as a.go is one), with the latest time the model saw each, most recently used first (what
-// the note names when it cannot name them all).
+// as a.go is one), with the latest time the model saw each and what the disk says of it now,
+// most recently used first (what the note names when it cannot name them all).
 func (m *sessionMemory) seenFiles(root string) []seenFile {
 	notes := make([]*memoryNote, 0, len(m.notes))
 	for _, n := range m.notes {
@@ -126,10 +127,11 @@ func (m *sessionMemory) seenFiles(root string) []seenFile {
 	slices.SortFunc(notes, func(a, b *memoryNote) int { return b.last - a.last })
 	var out []seenFile
 	at := map[string]int{}
+	ws := tools.NewWorkspaceRoot(root)
 	for _, n := range notes {
-		abs, err := tools.ResolveWorkspacePath(root, n.key)
-		if err != nil {
-			continue
+		abs, fi, err := ws.Stat(n.key)
+		if abs == "" {
+			continue // refused: outside the workspace now
 		}
 		if i, ok := at[abs]; ok {
 			if n.seen.After(out[i].seen) {
@@ -138,10 +140,10 @@ func (m *sessionMemory) seenFiles(root string) []seenFile {
 			continue
 		}
 		at[abs] = len(out)
-		out = append(out, seenFile{key: n.key, abs: abs, seen: n.seen, gone: n.gone})
+		out = append(out, seenFile{key: n.key, abs: abs, seen: n.seen, gone: n.gone, info: fi, statErr: err})
 	}
 	for name, u := range m.undone {
-		abs, err := tools.ResolveWorkspacePath(root, name)
+		abs, err := ws.Resolve(name)
 		if i, ok := at[abs]; err == nil && ok && u.at.After(out[i].seen) {
 			out[i].seen, out[i].gone = u.at, u.gone
 		}

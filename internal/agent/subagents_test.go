@@ -247,6 +247,15 @@ func (s *stopOn) Emit(ctx context.Context, scope events.Scope, typ events.Type, 
 	return ev, err
 }
 
+// EmitDelta watches progress too: the tool lines go this way.
+func (s *stopOn) EmitDelta(ctx context.Context, scope events.Scope, typ events.Type, p any) error {
+	err := s.EventSink.EmitDelta(ctx, scope, typ, p)
+	if s.when(scope, typ, p) {
+		s.once.Do(s.cancel)
+	}
+	return err
+}
+
 // Stop on the parent stops the subagent it waits for; both end cancelled.
 func TestStopEndsTheForegroundSubagent(t *testing.T) {
 	t.Parallel()

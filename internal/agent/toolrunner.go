@@ -33,12 +33,12 @@ type batchOrigin struct {
 func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call, origin batchOrigin) batchOutcome {
 	groupID := fmt.Sprintf("g%d", iteration)
 	running, done := tr.groupTitle(calls)
-	tr.emit.state(ctx, events.ProgressGroupStarted, ProgressGroupPayload{
+	tr.emit.progress(ctx, events.ProgressGroupStarted, ProgressGroupPayload{
 		GroupID: groupID, Iteration: iteration, Title: running, Dialects: origin.Dialects, Rescued: origin.Rescued,
 	})
 	obs := &batchEvents{ctx: ctx, emit: tr.emit, groupID: groupID, calls: calls, view: tr.view}
 	results := tr.registry.RunBatch(ctx, tr.root, calls, obs)
-	tr.emit.state(ctx, events.ProgressGroupFinished, ProgressGroupPayload{
+	tr.emit.progress(ctx, events.ProgressGroupFinished, ProgressGroupPayload{
 		GroupID: groupID, Iteration: iteration, Title: done,
 	})
 
@@ -89,7 +89,7 @@ func (b *batchEvents) actionID(i int) string { return fmt.Sprintf("%s.%d", b.gro
 
 func (b *batchEvents) Started(i int, c tools.Call) {
 	v := b.view(c)
-	b.emit.state(b.ctx, events.ToolAction, ToolActionPayload{
+	b.emit.progress(b.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: c.Name, Status: ActionRunning,
 		Title: v.Running, Path: v.Path, Command: v.Command, Server: v.Server,
 	})
@@ -129,9 +129,9 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 		p.Title = v.Running
 		p.Detail = tools.Clip(firstLine(r.Result.Content), 200)
 	}
-	b.emit.state(b.ctx, events.ToolAction, p)
+	b.emit.progress(b.ctx, events.ToolAction, p)
 	if m.Tasks != nil {
-		b.emit.state(b.ctx, events.TaskList, TaskListPayload{Tasks: m.Tasks})
+		b.emit.progress(b.ctx, events.TaskList, TaskListPayload{Tasks: m.Tasks})
 	}
 }
 
@@ -167,7 +167,7 @@ func (o *actionOutput) Action(a tools.Action) {
 	if a.Done {
 		status = ActionSuccess
 	}
-	o.batch.emit.state(o.batch.ctx, events.ToolAction, ToolActionPayload{
+	o.batch.emit.progress(o.batch.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: o.batch.groupID, ActionID: id, Tool: o.tool, Status: status,
 		Title: a.Title, Path: a.Path, StartLine: a.StartLine, EndLine: a.EndLine,
 	})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"gantry/internal/fsutil"
 	"gantry/internal/store"
 )
 
@@ -432,5 +433,52 @@ func TestFilesSaysWhenALaterRunChangedAFile(t *testing.T) {
 	require.NoError(t, err)
 	for _, fc := range files {
 		require.False(t, fc.LaterRun, fc.Path)
+	}
+}
+
+// An undo killed after some of its renames, before it marked anything, is finished by the next
+// one: files already back as before are only marked undone (a created file's folders still go),
+// the others restored; the mode of a file whose content the agent left alone comes back too.
+func TestUndoAllFinishesAnUndoCutShort(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	f.put(t, "m.txt", "before m\n", 0o640)
+	f.put(t, "d.txt", "before d\n", 0o644)
+	f.put(t, "late.txt", "before late\n", 0o644)
+	f.put(t, "mode.sh", "same\n", 0o755)
+	c := f.begin(t, "r1")
+	f.agentWrites(t, c, "m.txt", "agent m\n")
+	f.agentWrites(t, c, "new/dir/c.txt", "agent c\n")
+	f.agentDeletes(t, c, "d.txt")
+	f.agentWrites(t, c, "late.txt", "agent late\n")
+	require.NoError(t, c.SnapshotBeforeEdit(ctx, f.path("mode.sh")))
+	require.NoError(t, fsutil.RestoreFile(f.path("mode.sh"), []byte("same\n"), 0o644))
+	require.NoError(t, c.RecordResult(ctx, f.path("mode.sh")))
+
+	// What the killed undo got done: three files back as before, nothing marked.
+	f.put(t, "m.txt", "before m\n", 0o640)
+	require.NoError(t, os.Remove(f.path("new/dir/c.txt")))
+	f.put(t, "d.txt", "before d\n", 0o644)
+
+	results, err := c.UndoAll(ctx)
+	require.NoError(t, err)
+	outcomes := map[string]Outcome{}
+	for _, r := range results {
+		outcomes[r.Path] = r.Outcome
+	}
+	require.Equal(t, map[string]Outcome{
+		f.path("m.txt"): Unchanged, f.path("new/dir/c.txt"): Unchanged, f.path("d.txt"): Unchanged,
+		f.path("late.txt"): Restored, f.path("mode.sh"): Restored,
+	}, outcomes)
+	f.requireFile(t, "m.txt", "before m\n", 0o640)
+	f.requireFile(t, "d.txt", "before d\n", 0o644)
+	f.requireFile(t, "late.txt", "before late\n", 0o644)
+	f.requireFile(t, "mode.sh", "same\n", 0o755)
+	f.requireMissing(t, "new")
+	files, err := c.Files(ctx)
+	require.NoError(t, err)
+	for _, fc := range files {
+		require.Equal(t, Undone, fc.Status, fc.Path)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"syscall"
 
-	"gantry/internal/fsutil"
 	"gantry/internal/store"
 )
 
@@ -66,10 +65,10 @@ func (st *fileState) is(hash string) bool {
 
 // removeCreated deletes a file the run created, then each folder above it that the run created
 // (created holds them all) as long as it is empty: folders that were there before, or that now
-// hold something else, stay.
-func removeCreated(path string, created map[string]bool) error {
+// hold something else, stay. It returns the folder whose entries changed last, to be synced.
+func removeCreated(path string, created map[string]bool) (string, error) {
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return "", err
 	}
 	dir := filepath.Dir(path)
 	for ; created[dir]; dir = filepath.Dir(dir) {
@@ -81,10 +80,7 @@ func removeCreated(path string, created map[string]bool) error {
 			break
 		}
 	}
-	if err := fsutil.SyncDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return dir, nil
 }
 
 // createdDirs collects the folders a checkpoint's files created: one file's new folder may be
@@ -105,10 +101,27 @@ func createdDirs(snaps []store.FileSnapshot) map[string]bool {
 var fileLocks [64]sync.Mutex
 
 // lockFile locks path's stripe and returns the unlock.
-func lockFile(path string) func() {
-	h := fnv.New32a()
-	h.Write([]byte(path))
-	m := &fileLocks[h.Sum32()%uint32(len(fileLocks))]
-	m.Lock()
-	return m.Unlock
+func lockFile(path string) func() { return lockFiles([]string{path}) }
+
+// lockFiles locks the stripes of paths and returns the unlock. Stripes are taken in one order
+// by everyone, so that two undos of many files never each wait for a stripe the other holds.
+func lockFiles(paths []string) func() {
+	var stripes [len(fileLocks)]bool
+	for _, path := range paths {
+		h := fnv.New32a()
+		h.Write([]byte(path))
+		stripes[h.Sum32()%uint32(len(fileLocks))] = true
+	}
+	for i, lock := range stripes {
+		if lock {
+			fileLocks[i].Lock()
+		}
+	}
+	return func() {
+		for i, lock := range stripes {
+			if lock {
+				fileLocks[i].Unlock()
+			}
+		}
+	}
 }

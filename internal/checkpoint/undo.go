@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"gantry/internal/fsutil"
 	"gantry/internal/store"
@@ -79,94 +82,198 @@ func (c *Checkpoint) ForceUndo(ctx context.Context, path string) (UndoResult, er
 }
 
 func (c *Checkpoint) undoFile(ctx context.Context, path string, force bool) (UndoResult, error) {
-	snaps, err := c.db.Snapshots(ctx, c.id)
+	files, err := c.undoFiles(ctx, []string{filepath.Clean(path)}, force)
 	if err != nil {
 		return UndoResult{}, err
 	}
-	return c.undo(ctx, filepath.Clean(path), createdDirs(snaps), force)
+	return files[0].res, files[0].refusal
 }
 
 // UndoAll undoes every change of the run still waiting. A file in conflict is left alone and
-// reported in its result; the others are undone all the same.
+// reported in its result; the others are undone all the same, together (see undoFiles).
 func (c *Checkpoint) UndoAll(ctx context.Context) ([]UndoResult, error) {
 	snaps, err := c.db.Snapshots(ctx, c.id)
 	if err != nil {
 		return nil, err
 	}
-	created := createdDirs(snaps)
-	out := []UndoResult{}
+	var paths []string
 	for _, s := range snaps {
-		if Status(s.Status) != Pending {
-			continue
+		if Status(s.Status) == Pending {
+			paths = append(paths, s.Path)
 		}
-		res, err := c.undo(ctx, s.Path, created, false)
-		switch {
-		case errors.Is(err, ErrConflict):
-		case errors.Is(err, ErrAlreadyKept), errors.Is(err, ErrAlreadyUndone):
-			continue // settled since the list was read
-		case err != nil:
-			return out, err
+	}
+	out := []UndoResult{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	files, err := c.undoFiles(ctx, paths, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		// A file kept or undone since the list was read is settled, not refused.
+		if f.refusal == nil || errors.Is(f.refusal, ErrConflict) {
+			out = append(out, f.res)
 		}
-		out = append(out, res)
 	}
 	return out, nil
 }
 
-func (c *Checkpoint) undo(ctx context.Context, path string, created map[string]bool, force bool) (UndoResult, error) {
-	defer lockFile(path)()
-	s, err := c.snapshot(ctx, path)
+// fileUndo is one file's part in an undo.
+type fileUndo struct {
+	res     UndoResult
+	refusal error // why the file is left as it is: a *Conflict, ErrAlreadyKept, …
+	action  undoAction
+	mode    fs.FileMode // for chmodBack
+}
+
+type undoAction int
+
+const (
+	leaveAlone  undoAction = iota // refused
+	markOnly                      // already as before the run; only its status is left to set
+	chmodBack                     // already as before but for its mode
+	removeFile                    // the run created it
+	restoreFile                   // staged in the batch
+)
+
+// undoFiles undoes paths together, each under its file's lock for the whole time: it decides
+// what to do with each file and stages the contents to restore on every core, then removes the
+// files the run created, makes everything durable at once (fsutil.Batch), and only then marks
+// the files undone, in one transaction. A crash before the marks leaves files restored but
+// still pending: the next undo finds them as they were before the run and only marks them.
+//
+// Refusals are per file; an error means the machine failed, and no file was marked undone.
+func (c *Checkpoint) undoFiles(ctx context.Context, paths []string, force bool) ([]fileUndo, error) {
+	defer lockFiles(paths)()
+	// Read under the locks, so that no keep or undo in this process slips in between.
+	snaps, err := c.db.Snapshots(ctx, c.id)
 	if err != nil {
-		return UndoResult{}, err
+		return nil, err
 	}
+	byPath := make(map[string]store.FileSnapshot, len(snaps))
+	for _, s := range snaps {
+		byPath[s.Path] = s
+	}
+	batch := fsutil.NewBatch(len(paths))
+	files := make([]fileUndo, len(paths))
+	err = onEveryCore(len(paths), func(i int) error {
+		s, ok := byPath[paths[i]]
+		if !ok {
+			files[i].refusal = fmt.Errorf("%s: %w", paths[i], ErrNotTracked)
+			return nil
+		}
+		f, err := c.planUndo(ctx, s, force, batch)
+		files[i] = f
+		return err
+	})
+	if err != nil {
+		batch.Abort()
+		return nil, err
+	}
+
+	created := createdDirs(snaps)
+	for i, f := range files {
+		var err error
+		switch f.action {
+		case removeFile:
+			var dir string
+			if dir, err = removeCreated(paths[i], created); err == nil {
+				batch.Changed(dir)
+			}
+		case chmodBack:
+			err = fsutil.Chmod(paths[i], f.mode)
+		}
+		if err != nil {
+			batch.Abort()
+			return nil, fmt.Errorf("undoing %s: %w", paths[i], err)
+		}
+	}
+	if _, err := batch.Commit(); err != nil {
+		if len(paths) == 1 {
+			return nil, fmt.Errorf("undoing %s: %w", paths[0], err)
+		}
+		return nil, fmt.Errorf("undoing %d files: %w", len(paths), err)
+	}
+
+	var undone []string
+	for i, f := range files {
+		if f.action != leaveAlone {
+			undone = append(undone, paths[i])
+		}
+	}
+	missed, err := c.db.SetSnapshotStatuses(ctx, c.id, undone, string(Pending), string(Undone))
+	if err != nil {
+		return nil, err
+	}
+	if len(missed) > 0 {
+		return nil, fmt.Errorf("marking %s undone: it is no longer pending (another Gantry on the same data?)", missed[0])
+	}
+	return files, nil
+}
+
+// planUndo decides what undoing s's file takes, and stages the content to restore in batch.
+func (c *Checkpoint) planUndo(ctx context.Context, s store.FileSnapshot, force bool, batch *fsutil.Batch) (fileUndo, error) {
 	switch Status(s.Status) {
 	case Kept:
-		return UndoResult{}, fmt.Errorf("undoing %s: %w", path, ErrAlreadyKept)
+		return fileUndo{refusal: fmt.Errorf("undoing %s: %w", s.Path, ErrAlreadyKept)}, nil
 	case Undone:
-		return UndoResult{}, fmt.Errorf("undoing %s: %w", path, ErrAlreadyUndone)
+		return fileUndo{refusal: fmt.Errorf("undoing %s: %w", s.Path, ErrAlreadyUndone)}, nil
 	}
-	now, err := readState(path)
+	now, err := readState(s.Path)
 	if err != nil {
-		return UndoResult{}, fmt.Errorf("reading %s: %w", path, err)
+		return fileUndo{}, fmt.Errorf("reading %s: %w", s.Path, err)
 	}
-	res := UndoResult{Path: path, Change: changeKind(s, now)}
+	f := fileUndo{res: UndoResult{Path: s.Path, Change: changeKind(s, now)}}
 	switch {
 	case now.is(s.PriorHash):
 		// Already as before: the agent's write never happened, or an undo was cut off before it
 		// could mark the file undone. Only the mode, or created folders, may be left to restore.
-		res.Outcome = Unchanged
+		f.res.Outcome, f.action = Unchanged, markOnly
 		if s.PriorHash == "" {
-			err = removeCreated(path, created)
+			f.action = removeFile
 		} else if now.mode != s.PriorMode {
-			res.Outcome = Restored
-			err = os.Chmod(path, s.PriorMode)
+			f.res.Outcome, f.action, f.mode = Restored, chmodBack, s.PriorMode
 		}
 	case !force && (!s.Recorded || !now.is(s.ResultHash)):
 		conflict := &Conflict{
-			Path: path, AgentExists: s.Recorded && s.ResultHash != "", AgentHash: s.ResultHash, Unrecorded: !s.Recorded,
+			Path: s.Path, AgentExists: s.Recorded && s.ResultHash != "", AgentHash: s.ResultHash, Unrecorded: !s.Recorded,
 			DiskExists: now.exists, DiskHash: now.hash(),
 		}
-		res.Outcome, res.Conflict = Conflicted, conflict
-		return res, conflict
+		f.res.Outcome, f.res.Conflict, f.refusal = Conflicted, conflict, conflict
 	case s.PriorHash == "":
-		res.Outcome = Removed
-		err = removeCreated(path, created)
+		f.res.Outcome, f.action = Removed, removeFile
 	default:
-		res.Outcome = Restored
-		err = c.restore(ctx, s)
+		f.res.Outcome, f.action = Restored, restoreFile
+		data, err := c.db.GetBlob(ctx, s.PriorHash)
+		if err != nil {
+			return fileUndo{}, err
+		}
+		if err := batch.Restore(s.Path, data, s.PriorMode); err != nil {
+			return fileUndo{}, fmt.Errorf("undoing %s: %w", s.Path, err)
+		}
 	}
-	if err != nil {
-		return UndoResult{}, fmt.Errorf("undoing %s: %w", path, err)
-	}
-	if err := c.setStatus(ctx, path, Pending, Undone); err != nil {
-		return UndoResult{}, err
-	}
-	return res, nil
+	return f, nil
 }
 
-func (c *Checkpoint) restore(ctx context.Context, s store.FileSnapshot) error {
-	data, err := c.db.GetBlob(ctx, s.PriorHash)
-	if err != nil {
-		return err
+// onEveryCore runs fn(0) … fn(n-1) on as many goroutines as there are cores, and returns the
+// first error; after one, the indexes not yet started are skipped.
+func onEveryCore(n int, fn func(i int) error) error {
+	var next atomic.Int64
+	var firstErr error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				if err := fn(i); err != nil {
+					once.Do(func() { firstErr = err })
+					next.Store(int64(n))
+					return
+				}
+			}
+		})
 	}
-	return fsutil.RestoreFile(s.Path, data, s.PriorMode)
+	wg.Wait()
+	return firstErr
 }

@@ -11,8 +11,8 @@ import (
 // ID that is not one of them is an error, since it means the caller's hunks were made from
 // other texts.
 func ApplyHunks(old, new string, accepted []int) (string, error) {
-	lines := lineDiff(old, new)
-	spans := hunkSpans(lines, DefaultContext)
+	script := lineDiff(old, new)
+	spans := hunkSpans(script.lines, DefaultContext)
 	take := make([]bool, len(spans))
 	for _, id := range accepted {
 		if id < 0 || id >= len(spans) {
@@ -23,15 +23,15 @@ func ApplyHunks(old, new string, accepted []int) (string, error) {
 	var b strings.Builder
 	b.Grow(max(len(old), len(new)))
 	h := 0
-	for i, l := range lines {
+	for i, l := range script.lines {
 		for h < len(spans) && i >= spans[h].to {
 			h++
 		}
 		accept := h < len(spans) && i >= spans[h].from && take[h]
 		// Unchanged lines stay; of a hunk's changed lines, the new ones if it is accepted, else
 		// the old ones.
-		if l.kind == LineContext || (l.kind == LineAdd) == accept {
-			b.WriteString(l.text)
+		if l.kind == kindContext || (l.kind == kindAdd) == accept {
+			b.WriteString(script.text(l))
 		}
 	}
 	return b.String(), nil

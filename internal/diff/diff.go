@@ -15,11 +15,11 @@ type Stats struct{ Added, Removed int }
 // Compute counts the lines added and removed going from old to new.
 func Compute(old, new string) Stats {
 	var s Stats
-	for _, l := range lineDiff(old, new) {
+	for _, l := range lineDiff(old, new).lines {
 		switch l.kind {
-		case LineAdd:
+		case kindAdd:
 			s.Added++
-		case LineDelete:
+		case kindDelete:
 			s.Removed++
 		}
 	}

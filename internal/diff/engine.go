@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -39,13 +40,20 @@ func editScript(a, b []int32) (delA, insB []bool) {
 // diffSegment runs go-diff on one stretch, each line id one rune of its input, the way its own
 // line mode encodes lines. The deadline is off, for the same result every time.
 func diffSegment(a, b []int32, delA, insB []bool) {
-	if len(a)+len(b) > maxSegment {
+	// Most stretches between anchors of an edited file are empty on both sides or on one (the
+	// anchors are adjacent, or lines were only added or only removed): nothing to search there.
+	if len(a) == 0 || len(b) == 0 || len(a)+len(b) > maxSegment {
 		for i := range delA {
 			delA[i] = true
 		}
 		for j := range insB {
 			insB[j] = true
 		}
+		return
+	}
+	// Stretches between anchors are mostly the recurring lines (braces, blank lines) left as they
+	// were; go-diff would say so too, after allocating for it.
+	if slices.Equal(a, b) {
 		return
 	}
 	dmp := diffmatchpatch.New()
@@ -89,31 +97,43 @@ type anchor struct{ i, j int }
 // uniqueAnchors pairs the lines that occur once in a and once in b, and keeps the longest run of
 // pairs in the same order in both (a longest increasing subsequence, by patience sorting).
 func uniqueAnchors(a, b []int32) []anchor {
-	count := map[int32]int{}
+	// Line ids are small and dense (numbered from 0 as lines are first seen), so slices indexed
+	// by id count them: a map here cost more than all of go-diff's search.
+	var ids int32
 	for _, id := range a {
-		count[id]++
+		ids = max(ids, id+1)
 	}
-	posB := map[int32]int{}
+	// inA[id] counts id's lines in a, up to 2; posB[id] is its line in b plus one, -1 when it
+	// is there twice or more, 0 when not at all.
+	inA := make([]uint8, ids)
+	for _, id := range a {
+		inA[id] = min(inA[id]+1, 2)
+	}
+	posB := make([]int32, ids)
 	for j, id := range b {
-		if count[id] == 1 {
-			if _, seen := posB[id]; seen {
-				posB[id] = -1 // twice in b: not unique
+		if id < ids && inA[id] == 1 {
+			if posB[id] == 0 {
+				posB[id] = int32(j) + 1
 			} else {
-				posB[id] = j
+				posB[id] = -1
 			}
 		}
 	}
-	var pairs []anchor
+	pairs := make([]anchor, 0, len(a))
 	for i, id := range a {
-		if j, ok := posB[id]; ok && j >= 0 && count[id] == 1 {
-			pairs = append(pairs, anchor{i, j})
+		if inA[id] == 1 && posB[id] > 0 {
+			pairs = append(pairs, anchor{i, int(posB[id]) - 1})
 		}
 	}
 	// tails[k] is the index in pairs of the smallest j ending an increasing run of length k+1.
-	var tails []int
+	tails := make([]int, 0, len(pairs))
 	prev := make([]int, len(pairs))
 	for p, pr := range pairs {
-		k := sort.Search(len(tails), func(k int) bool { return pairs[tails[k]].j >= pr.j })
+		// In an edited file nearly every pair extends the longest run so far: try that first.
+		k := len(tails)
+		if k > 0 && pairs[tails[k-1]].j >= pr.j {
+			k = sort.Search(len(tails), func(k int) bool { return pairs[tails[k]].j >= pr.j })
+		}
 		if k > 0 {
 			prev[p] = tails[k-1]
 		} else {

@@ -48,11 +48,11 @@ type Hunk struct {
 // Hunks returns the changes from old to new as hunks with up to context unchanged lines around
 // each change (at least 0), or none when the texts are equal.
 func Hunks(old, new string, context int) []Hunk {
-	lines := lineDiff(old, new)
-	spans := hunkSpans(lines, context)
+	script := lineDiff(old, new)
+	spans := hunkSpans(script.lines, context)
 	hunks := make([]Hunk, len(spans))
 	for id, s := range spans {
-		hunks[id] = makeHunk(id, lines[s.from:s.to])
+		hunks[id] = makeHunk(id, &script, script.lines[s.from:s.to])
 	}
 	return hunks
 }
@@ -86,23 +86,23 @@ func hunkSpans(lines []line, context int) []span {
 }
 
 func nextChange(lines []line, from int) int {
-	for from < len(lines) && lines[from].kind == LineContext {
+	for from < len(lines) && lines[from].kind == kindContext {
 		from++
 	}
 	return from
 }
 
-func makeHunk(id int, lines []line) Hunk {
-	h := Hunk{ID: id, OldStart: lines[0].oldNo, NewStart: lines[0].newNo, Lines: make([]Line, len(lines))}
+func makeHunk(id int, script *script, lines []line) Hunk {
+	h := Hunk{ID: id, OldStart: int(lines[0].oldNo), NewStart: int(lines[0].newNo), Lines: make([]Line, len(lines))}
 	for i, l := range lines {
-		text, eol := cutEOL(l.text)
-		out := Line{Kind: l.kind, Text: text, EOL: eol}
-		if l.kind != LineAdd {
-			out.OldNumber = l.oldNo
+		text, eol := cutEOL(script.text(l))
+		out := Line{Kind: lineKinds[l.kind], Text: text, EOL: eol}
+		if l.kind != kindAdd {
+			out.OldNumber = int(l.oldNo)
 			h.OldLines++
 		}
-		if l.kind != LineDelete {
-			out.NewNumber = l.newNo
+		if l.kind != kindDelete {
+			out.NewNumber = int(l.newNo)
 			h.NewLines++
 		}
 		h.Lines[i] = out

@@ -1,18 +1,47 @@
 package diff
 
-import "strings"
+import (
+	"hash/maphash"
+	"strings"
+)
+
+// script is how lineDiff lines two texts up: their lines, and the lines of the diff in order.
+type script struct {
+	a, b  []string
+	lines []line
+}
 
 // line is one line of the diff with its 1-based numbers before and after; on the side a line
-// is not on, the number is that of the next line there.
+// is not on, the number is that of the next line there. Its text is in script.a or script.b
+// (see text), so that a long diff is one block without pointers for the garbage collector to
+// scan, a quarter of the size it was with the text and kind in it.
 type line struct {
-	kind         LineKind
-	text         string // with its line ending, if it has one
-	oldNo, newNo int
+	oldNo, newNo int32
+	kind         lineKind
+}
+
+// lineKind is LineKind in a byte.
+type lineKind uint8
+
+const (
+	kindContext lineKind = iota
+	kindDelete
+	kindAdd
+)
+
+var lineKinds = [...]LineKind{kindContext: LineContext, kindDelete: LineDelete, kindAdd: LineAdd}
+
+// text is the line with its line ending, if it has one.
+func (s *script) text(l line) string {
+	if l.kind == kindAdd {
+		return s.b[l.newNo-1]
+	}
+	return s.a[l.oldNo-1]
 }
 
 // lineDiff lines old and new up, each line either in both, only in old, or only in new. Lines
 // are compared as bytes, so text in any encoding, or none, comes through unchanged.
-func lineDiff(old, new string) []line {
+func lineDiff(old, new string) script {
 	a, b := splitLines(old), splitLines(new)
 	prefix := 0
 	for prefix < len(a) && prefix < len(b) && a[prefix] == b[prefix] {
@@ -29,49 +58,35 @@ func lineDiff(old, new string) []line {
 
 	out := make([]line, 0, len(a)+len(b)-prefix-suffix)
 	// Between two kept lines, the removed lines come before the added ones, as in diff -u.
-	for i, j := 0, 0; i < len(a) || j < len(b); {
+	var i, j int32
+	for int(i) < len(a) || int(j) < len(b) {
 		switch {
-		case i < len(a) && delA[i]:
-			out = append(out, line{kind: LineDelete, text: a[i]})
+		case int(i) < len(a) && delA[i]:
+			out = append(out, line{oldNo: i + 1, newNo: j + 1, kind: kindDelete})
 			i++
-		case j < len(b) && insB[j]:
-			out = append(out, line{kind: LineAdd, text: b[j]})
+		case int(j) < len(b) && insB[j]:
+			out = append(out, line{oldNo: i + 1, newNo: j + 1, kind: kindAdd})
 			j++
 		default:
-			out = append(out, line{kind: LineContext, text: a[i]})
+			out = append(out, line{oldNo: i + 1, newNo: j + 1, kind: kindContext})
 			i, j = i+1, j+1
 		}
 	}
-	oldNo, newNo := 1, 1
-	for i := range out {
-		out[i].oldNo, out[i].newNo = oldNo, newNo
-		if out[i].kind != LineAdd {
-			oldNo++
-		}
-		if out[i].kind != LineDelete {
-			newNo++
-		}
-	}
-	return out
+	return script{a: a, b: b, lines: out}
 }
 
 // changedLines marks in delA the lines of a not kept in b, and in insB the lines of b not in a.
 func changedLines(a, b []string, delA, insB []bool) {
-	ids := make(map[string]int32, len(a)+len(b))
+	ids := newInterner(len(a) + len(b))
 	number := func(lines []string) []int32 {
 		out := make([]int32, len(lines))
 		for i, t := range lines {
-			id, ok := ids[t]
-			if !ok {
-				id = int32(len(ids))
-				ids[t] = id
-			}
-			out[i] = id
+			out[i] = ids.id(t)
 		}
 		return out
 	}
 	idsA := number(a)
-	inA := int32(len(ids)) // ids below this are of lines found in a
+	inA := int32(len(ids.lines)) // ids below this are of lines found in a
 	idsB := number(b)
 	inB := make([]bool, inA)
 	for _, id := range idsB {
@@ -89,6 +104,49 @@ func changedLines(a, b []string, delA, insB []bool) {
 	}
 	for j, ins := range iB {
 		insB[posB[j]] = ins
+	}
+}
+
+// interner numbers lines from 0 in the order it first sees them, the same line the same number.
+// It is a hash table of its own rather than a map[string]int32: one hash and, at most two thirds
+// full, one or two probes per line, where a map lookup followed by an insert hashed every new
+// line twice. This was nearly half of a diff's time.
+type interner struct {
+	seed  maphash.Seed
+	slots []slot   // open addressing, linear probing; the length is a power of two
+	lines []string // by id
+}
+
+// slot holds a line's id plus one (0: empty) and the low half of its hash, which rules out most
+// other lines without reading their text.
+type slot struct {
+	hash uint32
+	id   int32
+}
+
+// newInterner makes room for n lines at most.
+func newInterner(n int) *interner {
+	size := 1
+	for size < n+n/2+1 {
+		size <<= 1
+	}
+	return &interner{seed: maphash.MakeSeed(), slots: make([]slot, size), lines: make([]string, 0, n)}
+}
+
+// id returns line's number, giving it the next one if it is new.
+func (in *interner) id(line string) int32 {
+	h := maphash.String(in.seed, line)
+	mask := uint64(len(in.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := &in.slots[i]
+		if s.id == 0 {
+			*s = slot{hash: uint32(h), id: int32(len(in.lines)) + 1}
+			in.lines = append(in.lines, line)
+			return s.id - 1
+		}
+		if s.hash == uint32(h) && in.lines[s.id-1] == line {
+			return s.id - 1
+		}
 	}
 }
 
@@ -178,14 +236,20 @@ func shiftRuns(lines []string, changed, otherChanged []bool) {
 	}
 }
 
-// splitLines cuts s after each "\n"; only the last line may lack one.
+// splitLines cuts s after each "\n"; only the last line may lack one. strings.SplitAfter does
+// the same through a general substring search per line, 5% more of a diff's instructions.
 func splitLines(s string) []string {
 	if s == "" {
 		return nil
 	}
-	lines := strings.SplitAfter(s, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
+	for s != "" {
+		end := strings.IndexByte(s, '\n') + 1
+		if end == 0 {
+			end = len(s)
+		}
+		lines = append(lines, s[:end])
+		s = s[end:]
 	}
 	return lines
 }

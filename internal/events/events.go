@@ -2,11 +2,12 @@
 // the log in SQLite, then posted to whatever frontend is attached. An event is never shown without
 // being stored, so reopening a session replays exactly what was shown live.
 //
-// Emit stores and posts at once; it is for events that change state (a tool finished, an approval
-// was requested). EmitDelta is for the flood of streamed pieces (model text, command output): they
-// are held briefly and stored many to a transaction, and posted only after that commit, so the
-// rule "stored, then posted" holds for them too and the cost is a delay no longer than the UI's
-// own 32 ms throttle. One lock orders everything, so the log order is the post order.
+// Emit stores and posts at once; it is for events that change state (a run started or ended, an
+// approval was requested). EmitDelta is for the flood of streamed pieces (model text, command
+// output) and for progress a run goes on from (its tool lines): they are held briefly and stored
+// many to a transaction, and posted only after that commit, so the rule "stored, then posted"
+// holds for them too and the cost is a delay no longer than the UI's own 32 ms throttle. One lock
+// orders everything, so the log order is the post order.
 package events
 
 import (
@@ -56,8 +57,6 @@ const (
 	flushInterval = 32 * time.Millisecond
 	// maxBatch bounds the memory held and the length of one transaction while output floods in.
 	maxBatch = 256
-	// writeTimeout bounds a write that no longer follows its caller's cancellation.
-	writeTimeout = 10 * time.Second
 )
 
 // Emitter persists then posts. Everything it does is serialised, so the posting order is the
@@ -125,10 +124,10 @@ func (e *Emitter) Emit(ctx context.Context, scope Scope, typ Type, payload any) 
 	return batch[len(batch)-1], nil
 }
 
-// EmitDelta accepts a streamed piece (model text, command output) to be stored and posted within
-// the flush interval, in order with everything else. An error means this piece will not be shown;
-// it may be that an earlier batch of deltas could not be stored, which is reported here because
-// that batch had no caller waiting for it.
+// EmitDelta accepts a streamed piece (model text, command output) or progress to be stored and
+// posted within the flush interval, in order with everything else. An error means this piece
+// will not be shown; it may be that an earlier batch of deltas could not be stored, which is
+// reported here because that batch had no caller waiting for it.
 func (e *Emitter) EmitDelta(ctx context.Context, scope Scope, typ Type, payload any) error {
 	ev, err := newEvent(ctx, scope, typ, payload)
 	if err != nil {
@@ -229,10 +228,12 @@ func (e *Emitter) takeLost() error {
 	return err
 }
 
-// storeAndPost writes the batch in one transaction, then posts it; e.mu must be held.
+// storeAndPost writes the batch in one transaction, then posts it; e.mu must be held. The write
+// no longer follows the caller's cancellation, and has no deadline of its own: its only wait is
+// for the write lock, which the database's busy timeout (5 s) bounds, and a context that can
+// end costs a goroutine per statement in the driver and database/sql.
 func (e *Emitter) storeAndPost(ctx context.Context, batch []Event) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeTimeout)
-	defer cancel()
+	ctx = context.WithoutCancel(ctx)
 	recs := make([]store.EventRecord, len(batch))
 	for i, ev := range batch {
 		recs[i] = store.EventRecord{ID: ev.ID, SessionID: ev.SessionID, RunID: ev.RunID, Type: string(ev.Type), Payload: ev.Payload, Time: ev.Time}

@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -14,6 +16,15 @@ type ChatRequest struct {
 	Model    string
 	Messages []api.Message
 	Tools    api.Tools // nil on the text-fallback path
+	// ToolsJSON is Tools encoded, when the caller has it: a run sends the same tools with every
+	// request, and encoding them (ordered maps of schemas) cost as much as the rest of the
+	// request. It is sent in Tools' place and must be their encoding.
+	ToolsJSON json.RawMessage
+	// MessagesJSON are Messages encoded, index for index, when the caller has them: a run's
+	// history is encoded once, as each message joins it, where encoding the whole of it again
+	// for every request grew with the conversation. Sent in Messages' place when there is one
+	// for each; each must be its message's encoding.
+	MessagesJSON []json.RawMessage
 	// Think asks a thinking model to think; set it only when ModelInfo says the model can. When
 	// false the field is left out of the request, so servers that predate it never see it.
 	Think      bool
@@ -47,9 +58,13 @@ type Response struct {
 // an error carrying the message Ollama sent mid-stream.
 func (c *Client) Chat(ctx context.Context, req ChatRequest, onChunk func(Chunk) error) (Response, error) {
 	wire := chatWireRequest(req)
+	body, err := chatBody(wire, req.ToolsJSON, req.MessagesJSON)
+	if err != nil {
+		return Response{}, fmt.Errorf("encoding the chat request: %w", err)
+	}
 	var resp Response
-	err := c.retrying(ctx, func() (delivered bool, err error) {
-		resp, delivered, err = c.chatOnce(ctx, wire, onChunk)
+	err = c.retrying(ctx, func() (delivered bool, err error) {
+		resp, delivered, err = c.chatOnce(ctx, wire, body, onChunk)
 		return delivered, err
 	})
 	return resp, err
@@ -93,13 +108,84 @@ func chatWireRequest(req ChatRequest) *api.ChatRequest {
 	return wire
 }
 
-// chatOnce makes one attempt; delivered reports whether onChunk was called.
-func (c *Client) chatOnce(ctx context.Context, wire *api.ChatRequest, onChunk func(Chunk) error) (resp Response, delivered bool, err error) {
+// chatBody is wire as api.Client encodes it, with toolsJSON and messagesJSON, when given, in
+// place of encoding wire.Tools and wire.Messages again. They are written into the body as they
+// are: encoding/json would check and compact each raw message again, a scan of the whole
+// conversation for every request.
+func chatBody(wire *api.ChatRequest, toolsJSON json.RawMessage, messagesJSON []json.RawMessage) ([]byte, error) {
+	if len(wire.Tools) == 0 {
+		toolsJSON = nil
+	}
+	if len(messagesJSON) == 0 || len(messagesJSON) != len(wire.Messages) {
+		messagesJSON = nil
+	}
+	if toolsJSON == nil && messagesJSON == nil {
+		return json.Marshal(wire)
+	}
+	if body, ok := spliceChatBody(wire, toolsJSON, messagesJSON); ok {
+		return body, nil
+	}
+	return json.Marshal(wire)
+}
+
+// spliceChatBody is chatBody's encoding with the given parts; false when the request does not
+// encode as it expects (a newer api.ChatRequest whose first fields are not the model and the
+// messages), or at all.
+func spliceChatBody(wire *api.ChatRequest, toolsJSON json.RawMessage, messagesJSON []json.RawMessage) ([]byte, bool) {
+	rest := *wire
+	if messagesJSON != nil {
+		rest.Messages = nil
+	}
+	if toolsJSON != nil {
+		rest.Tools = nil // omitempty: left out
+	}
+	head, err := json.Marshal(&rest)
+	if err != nil {
+		return nil, false
+	}
+	size := len(head) + len(toolsJSON) + len(messagesJSON) + 16
+	for _, m := range messagesJSON {
+		size += len(m)
+	}
+	b := bytes.NewBuffer(make([]byte, 0, size))
+	if messagesJSON != nil {
+		// The request's first fields are the model, then the messages, null here.
+		model, err := json.Marshal(wire.Model)
+		if err != nil {
+			return nil, false
+		}
+		prefix := `{"model":` + string(model) + `,"messages":`
+		if !bytes.HasPrefix(head, []byte(prefix+"null")) {
+			return nil, false
+		}
+		b.WriteString(prefix)
+		b.WriteByte('[')
+		for i, m := range messagesJSON {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(m)
+		}
+		b.WriteByte(']')
+		head = head[len(prefix)+len("null"):]
+	}
+	b.Write(head[:len(head)-1]) // all but the closing brace
+	if toolsJSON != nil {
+		b.WriteString(`,"tools":`)
+		b.Write(toolsJSON)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), true
+}
+
+// chatOnce makes one attempt with body, wire encoded; delivered reports whether onChunk was
+// called.
+func (c *Client) chatOnce(ctx context.Context, wire *api.ChatRequest, body []byte, onChunk func(Chunk) error) (resp Response, delivered bool, err error) {
 	var (
 		done     bool
 		chunkErr error // onChunk's error, told apart from the errors api.Client makes
 	)
-	err = c.api.Chat(ctx, wire, func(r api.ChatResponse) error {
+	err = c.streamChat(ctx, wire, body, func(r api.ChatResponse) error {
 		m := r.Message
 		if m.Thinking != "" || m.Content != "" || len(m.ToolCalls) > 0 {
 			resp.Thinking += m.Thinking

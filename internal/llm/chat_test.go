@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +109,26 @@ func TestChatStreamCutKeepsPartialReply(t *testing.T) {
 	require.EqualError(t, err, "Ollama stopped answering in the middle of the reply")
 	require.Equal(t, "Hello wor", resp.Content)
 	require.Len(t, chunks, 2)
+}
+
+// A line longer than the reader's first buffer (a tool call carrying a whole file) arrives whole;
+// one past api.Client's 8 MB limit ends the reply as a cut, as it did through api.Client.
+func TestChatLongLines(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 3*firstLineBuffer)
+	tooLong := strings.Repeat("y", maxLineBuffer)
+	c, _, _ := newTestClient(t, fakeollama.Script{Models: testModels, Turns: []fakeollama.Turn{
+		{Chunks: []fakeollama.Chunk{{Content: "a"}, {Content: long}, {Content: "b"}}},
+		{Chunks: []fakeollama.Chunk{{Content: "a"}, {Content: tooLong}, {Content: "b"}}},
+	}})
+
+	resp, err := c.Chat(t.Context(), ChatRequest{Model: "qwen3:4b", Messages: userSays("hi")}, nil)
+	require.NoError(t, err)
+	require.Equal(t, "a"+long+"b", resp.Content)
+
+	resp, err = c.Chat(t.Context(), ChatRequest{Model: "qwen3:4b", Messages: userSays("hi")}, nil)
+	require.ErrorIs(t, err, ErrStreamCut)
+	require.Equal(t, "a", resp.Content)
 }
 
 func TestChatStreamErrorLine(t *testing.T) {
@@ -286,4 +307,64 @@ func TestChatUnreachable(t *testing.T) {
 	require.Contains(t, err.Error(), c.base.Host)
 	require.Contains(t, err.Error(), "ollama serve")
 	require.Less(t, time.Since(start), time.Minute, "connection errors are not retried (a retry would wait a minute first)")
+}
+
+// Tools and messages given already encoded go out as the same request as those encoded for the
+// call, each alone or both.
+func TestChatBodyWithToolsAndMessagesJSON(t *testing.T) {
+	t.Parallel()
+	var props api.ToolPropertiesMap
+	require.NoError(t, json.Unmarshal([]byte(`{"path": {"type": "string", "description": "where"}, "limit": {"type": "integer"}}`), &props))
+	tools := api.Tools{{Type: "function", Function: api.ToolFunction{
+		Name: "read_file", Description: "Read a file.",
+		Parameters: api.ToolFunctionParameters{Type: "object", Required: []string{"path"}, Properties: &props},
+	}}}
+	toolsJSON, err := json.Marshal(tools)
+	require.NoError(t, err)
+	call := api.ToolCall{Function: api.ToolCallFunction{Name: "read_file", Arguments: api.NewToolCallFunctionArguments()}}
+	call.Function.Arguments.Set("path", "a<b>&c.go")
+	msgs := []api.Message{
+		{Role: "system", Content: "You are Gantry."},
+		{Role: "user", Content: "read it"},
+		{Role: "assistant", Thinking: "Reading.", ToolCalls: []api.ToolCall{call}},
+		{Role: "tool", ToolName: "read_file", Content: "package a\n"},
+	}
+	msgsJSON := make([]json.RawMessage, len(msgs))
+	for i, m := range msgs {
+		msgsJSON[i], err = json.Marshal(m)
+		require.NoError(t, err)
+	}
+	decode := func(b []byte) map[string]any {
+		var v map[string]any
+		require.NoError(t, json.Unmarshal(b, &v))
+		return v
+	}
+
+	for _, withTools := range []bool{false, true} {
+		req := ChatRequest{Model: "qwen3:4b", Messages: msgs, Think: true, NumCtx: 8192}
+		if withTools {
+			req.Tools = tools
+		}
+		wire := chatWireRequest(req)
+		want, err := json.Marshal(wire)
+		require.NoError(t, err)
+		for _, given := range []struct {
+			tools json.RawMessage
+			msgs  []json.RawMessage
+		}{{nil, nil}, {toolsJSON, nil}, {nil, msgsJSON}, {toolsJSON, msgsJSON}} {
+			got, err := chatBody(wire, given.tools, given.msgs)
+			require.NoError(t, err)
+			require.Equal(t, decode(want), decode(got), "tools %v, given tools %t, messages %t", withTools, given.tools != nil, given.msgs != nil)
+			if given.msgs != nil || (withTools && given.tools != nil) {
+				_, spliced := spliceChatBody(wire, given.tools, given.msgs)
+				require.True(t, spliced, "the request encodes as spliceChatBody expects: model, then messages")
+			}
+		}
+	}
+
+	// Encoded messages that do not match the request's in number are not used.
+	wire := chatWireRequest(ChatRequest{Model: "qwen3:4b", Messages: msgs})
+	got, err := chatBody(wire, nil, msgsJSON[:2])
+	require.NoError(t, err)
+	require.Len(t, decode(got)["messages"], len(msgs))
 }

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -30,6 +31,7 @@ const (
 type Client struct {
 	base *url.URL
 	api  *api.Client
+	http *http.Client // for chats, which stream through streamChat rather than api
 
 	// retryDelays are the waits before each retry of a chat that failed with 5xx; tests shorten them.
 	retryDelays []time.Duration
@@ -43,6 +45,7 @@ func NewClient(base *url.URL, httpClient *http.Client) *Client {
 	return &Client{
 		base:        base,
 		api:         api.NewClient(base, httpClient),
+		http:        cmp.Or(httpClient, http.DefaultClient),
 		retryDelays: []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond},
 		models:      map[string]ModelInfo{},
 	}

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -11,6 +10,10 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	// The same deflate as the standard library's, in about 55% of the instructions to compress
+	// and 40% to decompress: snapshots and undos of whole projects wait on both.
+	"github.com/klauspost/compress/flate"
 )
 
 // Blob encodings (blobs.encoding).
@@ -31,7 +34,7 @@ func (db *DB) PutBlob(ctx context.Context, data []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := db.write(ctx, func(tx *sql.Tx) error { return b.insert(ctx, tx) }); err != nil {
+	if err := db.write(ctx, func(tx *sql.Tx) error { return db.insertBlob(ctx, tx, b) }); err != nil {
 		return "", fmt.Errorf("storing checkpoint blob: %w", err)
 	}
 	return b.hash, nil
@@ -42,8 +45,10 @@ func (db *DB) GetBlob(ctx context.Context, hash string) ([]byte, error) {
 	var size int64
 	var encoding int
 	var stored []byte
-	err := db.sql.QueryRowContext(ctx, `SELECT size, encoding, data FROM blobs WHERE hash = ?`, hash).
-		Scan(&size, &encoding, &stored)
+	q, err := db.stmt(ctx, `SELECT size, encoding, data FROM blobs WHERE hash = ?`)
+	if err == nil {
+		err = q.QueryRowContext(ctx, hash).Scan(&size, &encoding, &stored)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("checkpoint blob %s: %w", hash, ErrNotFound)
 	}
@@ -71,7 +76,11 @@ type pendingBlob struct {
 
 func (db *DB) prepareBlob(ctx context.Context, data []byte) (*pendingBlob, error) {
 	b := &pendingBlob{hash: Hash(data), raw: data}
-	stored, err := blobExists(ctx, db.sql, b.hash)
+	q, err := db.stmt(ctx, selectBlobExists)
+	var stored bool
+	if err == nil {
+		stored, err = blobExists(ctx, q, b.hash)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("looking up checkpoint blob: %w", err)
 	}
@@ -81,27 +90,34 @@ func (db *DB) prepareBlob(ctx context.Context, data []byte) (*pendingBlob, error
 	return b, nil
 }
 
-// insert stores the blob in tx unless it is there already.
-func (b *pendingBlob) insert(ctx context.Context, tx *sql.Tx) error {
+// insertBlob stores b in tx unless it is there already.
+func (db *DB) insertBlob(ctx context.Context, tx *sql.Tx, b *pendingBlob) error {
 	if b.encoded == nil {
 		// It was stored a moment ago, but deleting a session may have collected it since.
-		stored, err := blobExists(ctx, tx, b.hash)
+		q, err := db.txStmt(ctx, tx, selectBlobExists)
+		if err != nil {
+			return err
+		}
+		stored, err := blobExists(ctx, q, b.hash)
 		if err != nil || stored {
 			return err
 		}
 		b.encode()
 	}
-	_, err := tx.ExecContext(ctx, `
-		INSERT INTO blobs (hash, size, encoding, data) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`,
-		b.hash, len(b.raw), b.encoding, b.encoded)
+	q, err := db.txStmt(ctx, tx, `
+		INSERT INTO blobs (hash, size, encoding, data) VALUES (?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`)
+	if err != nil {
+		return err
+	}
+	_, err = q.ExecContext(ctx, b.hash, len(b.raw), b.encoding, b.encoded)
 	return err
 }
 
-func blobExists(ctx context.Context, q interface {
-	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, hash string) (bool, error) {
+const selectBlobExists = `SELECT 1 FROM blobs WHERE hash = ?`
+
+func blobExists(ctx context.Context, q *sql.Stmt, hash string) (bool, error) {
 	var one int
-	err := q.QueryRowContext(ctx, `SELECT 1 FROM blobs WHERE hash = ?`, hash).Scan(&one)
+	err := q.QueryRowContext(ctx, hash).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -116,6 +132,10 @@ var deflaters = sync.Pool{New: func() any {
 	w, _ := flate.NewWriter(nil, flate.BestSpeed)
 	return w
 }}
+
+// Readers are pooled like writers: each holds a 32 KB window and its tables, and an undo
+// decompresses one file after another.
+var inflaters = sync.Pool{New: func() any { return flate.NewReader(nil) }}
 
 // encode compresses the blob, or keeps it raw when compressing does not make it smaller
 // (images, archives, already compressed data).
@@ -143,13 +163,17 @@ func decodeBlob(encoding int, stored []byte, size int64) ([]byte, error) {
 	case encodingRaw:
 		return stored, nil
 	case encodingDeflate:
-		out := bytes.NewBuffer(make([]byte, 0, size))
-		r := flate.NewReader(bytes.NewReader(stored))
-		defer r.Close()
-		if _, err := io.Copy(out, r); err != nil {
+		r := inflaters.Get().(io.ReadCloser)
+		defer inflaters.Put(r)
+		if err := r.(flate.Resetter).Reset(bytes.NewReader(stored), nil); err != nil {
 			return nil, fmt.Errorf("decompressing: %w", err)
 		}
-		return out.Bytes(), nil
+		// Exactly the size stored: a growing buffer would copy the content again at its end.
+		out := make([]byte, size)
+		if _, err := io.ReadFull(r, out); err != nil {
+			return nil, fmt.Errorf("decompressing: %w", err)
+		}
+		return out, nil
 	default:
 		return nil, fmt.Errorf("unknown encoding %d", encoding)
 	}

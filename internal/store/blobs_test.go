@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bytes"
+	stdflate "compress/flate"
 	"context"
 	"crypto/rand"
 	"strings"
@@ -72,4 +74,22 @@ func TestGetBlobRefusesCorruptOrMissingContent(t *testing.T) {
 
 	_, err = db.GetBlob(ctx, Hash([]byte("never stored")))
 	require.ErrorIs(t, err, ErrNotFound)
+}
+
+// Blobs stored before the deflate implementation changed (by the standard library's) read back.
+func TestBlobsDeflatedByTheStandardLibraryReadBack(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	text := []byte(strings.Repeat("package main\n\nfunc main() {}\n", 3000))
+	var buf bytes.Buffer
+	w, err := stdflate.NewWriter(&buf, stdflate.BestSpeed)
+	require.NoError(t, err)
+	_, err = w.Write(text)
+	require.NoError(t, err)
+	require.NoError(t, w.Close())
+	_, err = db.sql.Exec(`INSERT INTO blobs (hash, size, encoding, data) VALUES (?, ?, ?, ?)`, Hash(text), len(text), encodingDeflate, buf.Bytes())
+	require.NoError(t, err)
+	got, err := db.GetBlob(context.Background(), Hash(text))
+	require.NoError(t, err)
+	require.Equal(t, text, got)
 }

@@ -119,7 +119,11 @@ func (db *DB) AddSnapshot(ctx context.Context, checkpointID int64, path string, 
 	var added bool
 	err = db.write(ctx, func(tx *sql.Tx) error {
 		var status string
-		err := tx.QueryRowContext(ctx, `SELECT status FROM checkpoints WHERE id = ?`, checkpointID).Scan(&status)
+		q, err := db.txStmt(ctx, tx, `SELECT status FROM checkpoints WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		err = q.QueryRowContext(ctx, checkpointID).Scan(&status)
 		if errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("checkpoint %d: %w", checkpointID, ErrNotFound)
 		}
@@ -130,19 +134,22 @@ func (db *DB) AddSnapshot(ctx context.Context, checkpointID int64, path string, 
 			return ErrCheckpointClosed
 		}
 		if blob != nil {
-			if err := blob.insert(ctx, tx); err != nil {
+			if err := db.insertBlob(ctx, tx, blob); err != nil {
 				return err
 			}
 		}
-		res, err := tx.ExecContext(ctx, `
+		q, err = db.txStmt(ctx, tx, `
 			INSERT INTO file_snapshots (checkpoint_id, path, prior_hash, prior_mode, created_dirs, created_at)
 			VALUES (?, ?, ?, ?, ?, ?)
 			ON CONFLICT (checkpoint_id, path) DO UPDATE SET
 				prior_hash = excluded.prior_hash, prior_mode = excluded.prior_mode,
 				created_dirs = excluded.created_dirs, created_at = excluded.created_at,
 				recorded = 0, result_hash = NULL, status = ?
-			WHERE file_snapshots.status <> ?`,
-			checkpointID, path, priorHash, uint32(p.Mode), string(dirs), db.now().UnixMilli(),
+			WHERE file_snapshots.status <> ?`)
+		if err != nil {
+			return err
+		}
+		res, err := q.ExecContext(ctx, checkpointID, path, priorHash, uint32(p.Mode), string(dirs), db.now().UnixMilli(),
 			SnapshotPending, SnapshotPending)
 		if err != nil {
 			return err
@@ -183,8 +190,11 @@ func scanSnapshot(row interface{ Scan(...any) error }) (FileSnapshot, error) {
 
 // Snapshot returns the snapshot of path in a checkpoint, or an error wrapping ErrNotFound.
 func (db *DB) Snapshot(ctx context.Context, checkpointID int64, path string) (FileSnapshot, error) {
-	s, err := scanSnapshot(db.sql.QueryRowContext(ctx,
-		`SELECT `+snapshotColumns+` FROM file_snapshots WHERE checkpoint_id = ? AND path = ?`, checkpointID, path))
+	q, err := db.stmt(ctx, `SELECT `+snapshotColumns+` FROM file_snapshots WHERE checkpoint_id = ? AND path = ?`)
+	if err != nil {
+		return FileSnapshot{}, fmt.Errorf("reading snapshot of %s: %w", path, err)
+	}
+	s, err := scanSnapshot(q.QueryRowContext(ctx, checkpointID, path))
 	if errors.Is(err, sql.ErrNoRows) {
 		return FileSnapshot{}, fmt.Errorf("snapshot of %s: %w", path, ErrNotFound)
 	}
@@ -236,9 +246,12 @@ func (db *DB) RecordResult(ctx context.Context, checkpointID int64, path, result
 	if resultHash != "" {
 		result = resultHash
 	}
-	res, err := db.sql.ExecContext(ctx, `
-		UPDATE file_snapshots SET recorded = 1, result_hash = ? WHERE checkpoint_id = ? AND path = ? AND status = ?`,
-		result, checkpointID, path, SnapshotPending)
+	q, err := db.stmt(ctx, `
+		UPDATE file_snapshots SET recorded = 1, result_hash = ? WHERE checkpoint_id = ? AND path = ? AND status = ?`)
+	var res sql.Result
+	if err == nil {
+		res, err = q.ExecContext(ctx, result, checkpointID, path, SnapshotPending)
+	}
 	if err != nil {
 		return fmt.Errorf("recording the agent's change to %s: %w", path, err)
 	}
@@ -251,15 +264,40 @@ func (db *DB) RecordResult(ctx context.Context, checkpointID int64, path, result
 // SetSnapshotStatus moves path's snapshot from one status to another and reports whether it did:
 // false when the snapshot was not in status from.
 func (db *DB) SetSnapshotStatus(ctx context.Context, checkpointID int64, path, from, to string) (bool, error) {
-	res, err := db.sql.ExecContext(ctx, `
-		UPDATE file_snapshots SET status = ? WHERE checkpoint_id = ? AND path = ? AND status = ?`,
-		to, checkpointID, path, from)
-	if err != nil {
-		return false, fmt.Errorf("marking %s %s: %w", path, to, err)
+	missed, err := db.SetSnapshotStatuses(ctx, checkpointID, []string{path}, from, to)
+	return err == nil && len(missed) == 0, err
+}
+
+// SetSnapshotStatuses is SetSnapshotStatus for many paths in one transaction: an undo of a
+// whole run marks its files at once. It returns the paths whose snapshot was not in status from,
+// which it left as they were.
+func (db *DB) SetSnapshotStatuses(ctx context.Context, checkpointID int64, paths []string, from, to string) (missed []string, err error) {
+	if len(paths) == 0 {
+		return nil, nil
 	}
-	n, err := res.RowsAffected()
+	err = db.write(ctx, func(tx *sql.Tx) error {
+		q, err := db.txStmt(ctx, tx, `
+			UPDATE file_snapshots SET status = ? WHERE checkpoint_id = ? AND path = ? AND status = ?`)
+		if err != nil {
+			return err
+		}
+		for _, path := range paths {
+			res, err := q.ExecContext(ctx, to, checkpointID, path, from)
+			if err != nil {
+				return fmt.Errorf("marking %s %s: %w", path, to, err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("marking %s %s: %w", path, to, err)
+			}
+			if n == 0 {
+				missed = append(missed, path)
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return false, fmt.Errorf("marking %s %s: %w", path, to, err)
+		return nil, err
 	}
-	return n > 0, nil
+	return missed, nil
 }

@@ -30,12 +30,11 @@ func (db *DB) AppendEvents(ctx context.Context, evs []EventRecord) ([]int64, err
 		return nil, fmt.Errorf("appending %d events: %w", len(evs), err)
 	}
 	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `
+	stmt, err := db.txStmt(ctx, tx, `
 		INSERT INTO events (id, session_id, run_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return nil, fmt.Errorf("appending %d events: %w", len(evs), err)
 	}
-	defer stmt.Close()
 	seqs := make([]int64, len(evs))
 	for i, e := range evs {
 		res, err := stmt.ExecContext(ctx, e.ID, e.SessionID, e.RunID, e.Type, string(e.Payload), e.Time.UnixMilli())
@@ -59,22 +58,24 @@ func (db *DB) ReplayEvents(ctx context.Context, sessionID string, afterSeq int64
 	if limit <= 0 {
 		return nil, errors.New("replaying events: the page limit must be positive")
 	}
-	rows, err := db.sql.QueryContext(ctx, `
-		SELECT seq, id, session_id, run_id, type, payload, created_at FROM events
-		WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`, sessionID, afterSeq, limit)
+	q, err := db.stmt(ctx, `
+		SELECT seq, id, run_id, type, payload, created_at FROM events
+		WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`)
+	if err != nil {
+		return nil, fmt.Errorf("replaying events of session %q: %w", sessionID, err)
+	}
+	rows, err := q.QueryContext(ctx, sessionID, afterSeq, limit)
 	if err != nil {
 		return nil, fmt.Errorf("replaying events of session %q: %w", sessionID, err)
 	}
 	defer rows.Close()
 	out := make([]EventRecord, 0, min(limit, 512))
 	for rows.Next() {
-		var e EventRecord
-		var payload string
+		e := EventRecord{SessionID: sessionID}
 		var created int64
-		if err := rows.Scan(&e.Seq, &e.ID, &e.SessionID, &e.RunID, &e.Type, &payload, &created); err != nil {
+		if err := rows.Scan(&e.Seq, &e.ID, &e.RunID, &e.Type, (*[]byte)(&e.Payload), &created); err != nil {
 			return nil, fmt.Errorf("replaying events of session %q: %w", sessionID, err)
 		}
-		e.Payload = json.RawMessage(payload)
 		e.Time = time.UnixMilli(created).UTC()
 		out = append(out, e)
 	}

@@ -193,3 +193,30 @@ func TestPruneAppEventsKeepsSessionEvents(t *testing.T) {
 	require.Empty(t, replayAll(t, db, "", 10))
 	require.Len(t, replayAll(t, db, "s", 10), 1)
 }
+
+// BenchmarkReplayEvents reads back a session the size of reopenbench's (1,260 events of about
+// 300 bytes) the way the frontend pages through it, for profiling the store's part of reopening.
+func BenchmarkReplayEvents(b *testing.B) {
+	db, _ := openTest(b)
+	ctx := context.Background()
+	text := strings.Repeat("Some explanation with `code` and **bold** text. ", 5)
+	evs := make([]EventRecord, 1260)
+	for i := range evs {
+		evs[i] = record(fmt.Sprintf("e%d", i), "s", i)
+		evs[i].Payload = json.RawMessage(fmt.Sprintf(`{"i":%d,"text":%q}`, i, text))
+	}
+	_, err := db.AppendEvents(ctx, evs)
+	require.NoError(b, err)
+	b.ReportAllocs()
+	for b.Loop() {
+		var after int64
+		for {
+			page, err := db.ReplayEvents(ctx, "s", after, 1000)
+			require.NoError(b, err)
+			if len(page) < 1000 {
+				break
+			}
+			after = page[len(page)-1].Seq
+		}
+	}
+}

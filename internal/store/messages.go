@@ -40,17 +40,24 @@ func (db *DB) AppendMessage(ctx context.Context, m Message) (int64, error) {
 	var seq int64
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		// The write lock is held from the start, so no other append can take the same number.
-		err := tx.QueryRowContext(ctx, `
+		insert, err := db.txStmt(ctx, tx, `
 			INSERT INTO messages (session_id, seq, run_id, role, content, thinking, tool_calls, tool_name, meta, created_at)
 			SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ? FROM messages WHERE session_id = ?
-			RETURNING seq`,
+			RETURNING seq`)
+		if err != nil {
+			return err
+		}
+		err = insert.QueryRowContext(ctx,
 			m.SessionID, m.RunID, m.Role, m.Content, m.Thinking, toolCalls, m.ToolName, meta, m.Time.UnixMilli(), m.SessionID,
 		).Scan(&seq)
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = MAX(updated_at, ?) WHERE id = ?`,
-			m.Time.UnixMilli(), m.SessionID)
+		touch, err := db.txStmt(ctx, tx, `UPDATE sessions SET updated_at = MAX(updated_at, ?) WHERE id = ?`)
+		if err != nil {
+			return err
+		}
+		_, err = touch.ExecContext(ctx, m.Time.UnixMilli(), m.SessionID)
 		return err
 	})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func openTest(t *testing.T) (*DB, string) {
+func openTest(t testing.TB) (*DB, string) {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := Open(context.Background(), dir)
@@ -49,6 +49,11 @@ func TestOpenAppliesMigrationsAndUsesWAL(t *testing.T) {
 	var timeout int
 	require.NoError(t, db.sql.QueryRow("PRAGMA busy_timeout").Scan(&timeout))
 	require.Equal(t, 5000, timeout)
+	var pages, limit int
+	require.NoError(t, db.sql.QueryRow("PRAGMA wal_autocheckpoint").Scan(&pages))
+	require.Equal(t, 16000, pages)
+	require.NoError(t, db.sql.QueryRow("PRAGMA journal_size_limit").Scan(&limit))
+	require.Equal(t, 16<<20, limit)
 }
 
 func TestReopenIsIdempotent(t *testing.T) {

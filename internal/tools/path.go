@@ -59,18 +59,71 @@ func ResolveWorkspacePath(root, p string) (string, error) {
 	if err := checkPathForm(p); err != nil {
 		return "", err
 	}
-	root, realRoot, err := resolveRoot(root)
+	return NewWorkspaceRoot(root).resolve(p)
+}
+
+// WorkspaceRoot resolves many paths in one root, as ResolveWorkspacePath does each, with the
+// root's own links followed once, when it is made, rather than for every path: a root n folders
+// deep costs n+1 file system calls, often more than the path itself. Make one per batch of
+// paths (the stale-file check of every file the model saw), not for the life of the workspace,
+// since the root's links are judged as they were when it was made.
+type WorkspaceRoot struct {
+	root, real string
+	err        error
+}
+
+// NewWorkspaceRoot resolves root; an error is returned by every Resolve.
+func NewWorkspaceRoot(root string) WorkspaceRoot {
+	clean, real, err := resolveRoot(root)
+	return WorkspaceRoot{root: clean, real: real, err: err}
+}
+
+// Resolve is ResolveWorkspacePath(root, p).
+func (w WorkspaceRoot) Resolve(p string) (string, error) {
+	if err := checkPathForm(p); err != nil {
+		return "", err
+	}
+	return w.resolve(p)
+}
+
+func (w WorkspaceRoot) resolve(p string) (string, error) {
+	abs, _, err := w.resolveInfo(p)
+	return abs, err
+}
+
+// Stat is Resolve(p) and os.Stat of the path it returns. The resolution has looked at the last
+// name already (os.Lstat), so a file that is not a link costs no call of its own: checking the
+// times of every file the model saw before each model call is one call per file. An error of
+// the resolution comes with abs ""; an error of the stat (the file is gone) with abs.
+func (w WorkspaceRoot) Stat(p string) (abs string, fi fs.FileInfo, err error) {
+	if err := checkPathForm(p); err != nil {
+		return "", nil, err
+	}
+	abs, fi, err = w.resolveInfo(p)
+	switch {
+	case err != nil:
+		return "", nil, err
+	case fi == nil:
+		fi, err = os.Stat(abs)
+	}
+	return abs, fi, err
+}
+
+// resolveInfo resolves p, with what the last look at the file found when it was not a link
+// (nil otherwise).
+func (w WorkspaceRoot) resolveInfo(p string) (string, fs.FileInfo, error) {
+	if w.err != nil {
+		return "", nil, w.err
+	}
+	rel, err := relativeToRoot(w.root, w.real, p)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	rel, err := relativeToRoot(root, realRoot, p)
+	fi, err := checkLinks(w.real, p, rel)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if err := checkLinks(realRoot, p, rel); err != nil {
-		return "", err
-	}
-	return filepath.Join(root, rel), nil
+	return filepath.Join(w.root, rel), fi, nil
 }
 
 // checkPathForm refuses what can be judged from the text alone, before touching the disk.
@@ -192,10 +245,11 @@ func stripFolderPrefix(root, realRoot, rel string) string {
 }
 
 // checkLinks resolves rel one name at a time from the real root and refuses it as soon as a
-// prefix leads outside, naming the link responsible.
-func checkLinks(realRoot, p, rel string) error {
+// prefix leads outside, naming the link responsible. It returns what os.Stat would say of the
+// resolved file when the walk's last look was at it (nil when it is missing or unknown).
+func checkLinks(realRoot, p, rel string) (fs.FileInfo, error) {
 	if rel == "." {
-		return nil
+		return nil, nil
 	}
 	names := strings.Split(rel, pathSep)
 	w := linkWalk{cur: realRoot}
@@ -203,27 +257,28 @@ func checkLinks(realRoot, p, rel string) error {
 		err := w.follow([]string{name})
 		switch {
 		case errors.Is(err, errLinkLoop):
-			return fmt.Errorf("%s cannot be used: %s is a symbolic link that loops (or chains through more than %d links)",
+			return nil, fmt.Errorf("%s cannot be used: %s is a symbolic link that loops (or chains through more than %d links)",
 				quotePath(p), quotePath(filepath.Join(names[:i+1]...)), maxLinkHops)
 		case err != nil:
-			return fmt.Errorf("%s cannot be checked: %s", quotePath(p), describeFSError(err))
+			return nil, fmt.Errorf("%s cannot be checked: %s", quotePath(p), describeFSError(err))
 		}
 		// Only a link can take a plain name out of an inside directory, so the culprit is one.
 		if _, ok := withinDir(realRoot, w.cur); !ok {
-			return fmt.Errorf("%s is outside the workspace: %s is a symbolic link to %s",
+			return nil, fmt.Errorf("%s is outside the workspace: %s is a symbolic link to %s",
 				quotePath(p), quotePath(filepath.Join(names[:i+1]...)), w.cur)
 		}
 	}
-	return nil
+	return w.info, nil
 }
 
 // linkWalk resolves names the way the kernel would, except that a missing name is kept as
 // written instead of failing, so a file about to be created, or a dangling link, is judged by
 // where it would be.
 type linkWalk struct {
-	cur     string // absolute, with no links left in it
-	missing bool   // cur does not exist, so neither can anything below it
-	hops    int    // links followed so far for this path
+	cur     string      // absolute, with no links left in it
+	missing bool        // cur does not exist, so neither can anything below it
+	hops    int         // links followed so far for this path
+	info    fs.FileInfo // os.Lstat of cur, when the last step looked at it and it is no link
 }
 
 func (w *linkWalk) follow(names []string) error {
@@ -237,9 +292,11 @@ func (w *linkWalk) follow(names []string) error {
 		case "..":
 			w.cur = filepath.Dir(w.cur) // cur has no links left, so its lexical parent is its real one
 			w.missing = false           // the parent of a missing path may well exist
+			w.info = nil
 			continue
 		}
 		next := filepath.Join(w.cur, name)
+		w.info = nil
 		if w.missing {
 			w.cur = next
 			continue
@@ -262,7 +319,7 @@ func (w *linkWalk) follow(names []string) error {
 			}
 			pending = append(strings.Split(target, pathSep), pending...)
 		case err == nil:
-			w.cur = next
+			w.cur, w.info = next, fi
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR), errors.Is(err, syscall.ENAMETOOLONG):
 			w.cur = next
 			w.missing = true

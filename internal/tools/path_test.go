@@ -64,11 +64,45 @@ func newPathFixture(tb testing.TB) pathFixture {
 	return fx
 }
 
+// requireResolves checks ResolveWorkspacePath and WorkspaceRoot.Resolve, which must agree.
 func requireResolves(t *testing.T, root, p, want string) {
 	t.Helper()
 	got, err := ResolveWorkspacePath(root, p)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
+	got, err = NewWorkspaceRoot(root).Resolve(p)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+
+	// Stat says of the file what os.Stat says, links followed, missing files included.
+	got, fi, err := NewWorkspaceRoot(root).Stat(p)
+	require.Equal(t, want, got)
+	osFi, osErr := os.Stat(want)
+	if osErr != nil {
+		require.EqualError(t, err, osErr.Error())
+		return
+	}
+	require.NoError(t, err)
+	require.True(t, os.SameFile(osFi, fi), "%s: Stat and os.Stat disagree", p)
+	require.Equal(t, osFi.Mode(), fi.Mode())
+	require.Equal(t, osFi.ModTime(), fi.ModTime())
+}
+
+// requireRefused checks that ResolveWorkspacePath and WorkspaceRoot.Resolve both refuse p with
+// the same error, and returns it.
+func requireRefused(t *testing.T, root, p string) error {
+	t.Helper()
+	got, err := ResolveWorkspacePath(root, p)
+	require.Error(t, err)
+	require.Empty(t, got)
+	got, rootErr := NewWorkspaceRoot(root).Resolve(p)
+	require.Empty(t, got)
+	require.Equal(t, err, rootErr)
+	got, fi, statErr := NewWorkspaceRoot(root).Stat(p)
+	require.Empty(t, got)
+	require.Nil(t, fi)
+	require.Equal(t, err, statErr)
+	return err
 }
 
 func TestResolveWorkspacePath(t *testing.T) {
@@ -172,9 +206,7 @@ func TestResolveWorkspacePath(t *testing.T) {
 	for _, tc := range refused {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := ResolveWorkspacePath(root, tc.p)
-			require.Error(t, err)
-			require.Empty(t, got)
+			err := requireRefused(t, root, tc.p)
 			for _, w := range tc.want {
 				require.ErrorContains(t, err, w)
 			}
@@ -219,8 +251,7 @@ func TestResolveWorkspacePathRootForms(t *testing.T) {
 	for _, tc := range bad {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := ResolveWorkspacePath(tc.root, tc.p)
-			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, requireRefused(t, tc.root, tc.p), tc.want)
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -113,7 +114,10 @@ func readFile(ctx context.Context, env *Env, arg string, start int, out Output) 
 	defer f.Close()
 
 	scan := &budgetedReader{ctx: ctx, r: f, left: readScanBytes, deadline: time.Now().Add(readScanTime), size: fi.Size()}
-	lr := &lineReader{r: bufio.NewReaderSize(scan, readBufferBytes)}
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(scan)
+	defer func() { br.Reset(nil); readers.Put(br) }()
+	lr := &lineReader{r: br}
 	head, err := lr.r.Peek(readSniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return readFailure(ctx, rel, err)
@@ -234,6 +238,10 @@ func (b *budgetedReader) Read(p []byte) (int, error) {
 	b.read += int64(n)
 	return n, err
 }
+
+// readers are the buffered readers of reads: each is 64 KB, most reads are of small files, and
+// the agent reads a file in nearly every step (what it shows is copied out of the buffer).
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferBytes) }}
 
 // lineReader splits a file into lines without ever holding more than a cut line of it.
 type lineReader struct {

@@ -21,6 +21,11 @@ var defaultTurn = Turn{Chunks: []Chunk{{Content: "OK"}}}
 
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	defer func() {
+		s.mu.Lock()
+		s.chatTime += time.Since(start)
+		s.mu.Unlock()
+	}()
 	var req api.ChatRequest
 	if !decodeRequest(w, r, &req) {
 		return

@@ -70,11 +70,13 @@ func TestControlEndpoints(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(body), &reqs))
 	require.Len(t, reqs, 2)
 	require.Equal(t, "second", reqs[1].Messages[0].Content)
+	require.Positive(t, srv.ChatTime(), "the time spent answering the two chats")
 
 	status, _ = post(t, srv.URL()+"/_fake/reset", "")
 	require.Equal(t, http.StatusNoContent, status)
 	_, body = get(t, srv.URL()+"/_fake/requests")
 	require.JSONEq(t, `[]`, body)
+	require.Zero(t, srv.ChatTime())
 	list, err := c.List(t.Context())
 	require.NoError(t, err)
 	require.Len(t, list.Models, 1)

@@ -41,6 +41,7 @@ type Server struct {
 	requests    []api.ChatRequest
 	resident    map[string]*resident     // models in memory by short name (memory.go)
 	loads       []Load                   // every load so far (memory.go)
+	chatTime    time.Duration            // spent in /api/chat handlers (ChatTime)
 	gates       map[string]chan struct{} // Turn.Hold names, closed once released (hold.go)
 	held        map[string]int           // chats waiting on each
 	heldChanged chan struct{}            // closed when a count in held changes
@@ -201,7 +202,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.setScriptLocked(s.initial)
-	s.requests = nil
+	s.requests, s.chatTime = nil, 0
 	s.resident = map[string]*resident{}
 	s.loads = nil
 	// Chats held for the last test answer now, and the next test's holds start closed.
@@ -209,6 +210,15 @@ func (s *Server) Reset() {
 		s.releaseLocked(name)
 	}
 	s.gates, s.held = nil, map[string]int{}
+}
+
+// ChatTime is the time the server spent answering /api/chat requests so far, each from its
+// arrival to its last line: what a model that answers at once still costs a client, in
+// decoding its request and encoding the answer, the share of a run that is not the client's.
+func (s *Server) ChatTime() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.chatTime
 }
 
 // Requests returns every /api/chat request for an answer received so far (those with messages:

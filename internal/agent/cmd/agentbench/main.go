@@ -5,8 +5,12 @@
 //     path's tools[] estimated tokens, and the share of the window left to the conversation,
 //     for the workspace it runs in (the repository, from make bench);
 //   - the loop's overhead per iteration: a run of 50 file reads, then an answer, against a
-//     fake Ollama that answers at once, through the real store, event log and tools. What is
-//     left is the cost of Gantry itself per model call; the median of 3 runs.
+//     fake Ollama that answers at once, through the real store, event log and tools; the
+//     median of 3 runs, in wall time and in the process's CPU time. The fake still takes time
+//     to answer, decoding each request (the whole conversation, with Ollama's own types) and
+//     encoding the answer, as Ollama does before and after the model; that time is given
+//     apart, and the wall time less it is Gantry's own cost per model call, which issue 18's
+//     goal is about.
 //
 // Each result is printed as one line "name<TAB>value<TAB>unit" so a script can tabulate it.
 package main
@@ -20,9 +24,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"time"
 
+	"gantry/internal/cputime"
 	"gantry/internal/project"
 
 	"gantry/internal/agent"
@@ -116,86 +122,161 @@ func benchPrompts() error {
 }
 
 func benchLoop() error {
-	var perIter, allocs []float64
+	var wall, fake, own, cpu, allocs, goroutines []float64
+	perIteration := func(d time.Duration) float64 { return float64(d.Microseconds()) / loopIterations }
 	for range loopRuns {
-		d, a, err := loopRun()
+		r, err := loopRun()
 		if err != nil {
 			return err
 		}
-		perIter = append(perIter, float64(d.Microseconds())/loopIterations)
-		allocs = append(allocs, float64(a)/loopIterations)
+		wall = append(wall, perIteration(r.wall))
+		fake = append(fake, perIteration(r.fake))
+		own = append(own, perIteration(r.wall-r.fake))
+		cpu = append(cpu, perIteration(r.cpu))
+		allocs = append(allocs, float64(r.allocs)/loopIterations)
+		goroutines = append(goroutines, float64(r.goroutines)/loopIterations)
 	}
-	slices.Sort(perIter)
-	slices.Sort(allocs)
-	report(fmt.Sprintf("loop overhead, %d read iterations", loopIterations), perIter[loopRuns/2], "µs/iteration")
-	report("loop allocations (incl. fake server)", allocs[loopRuns/2], "allocs/iteration")
+	median := func(xs []float64) float64 { slices.Sort(xs); return xs[len(xs)/2] }
+	report(fmt.Sprintf("loop overhead, %d read iterations", loopIterations), median(wall), "µs/iteration, wall")
+	report("loop overhead: the fake server answering", median(fake), "µs/iteration, wall")
+	report("loop overhead: Gantry's own (wall less the fake server)", median(own), "µs/iteration")
+	if median(cpu) > 0 {
+		report("loop CPU time (incl. fake server)", median(cpu), "µs/iteration, all cores")
+	}
+	report("loop allocations (incl. fake server)", median(allocs), "allocs/iteration")
+	report("loop goroutines started (incl. fake server)", median(goroutines), "goroutines/iteration")
 	return nil
 }
 
-// loopRun runs one scripted session and returns its wall time and heap allocations.
-func loopRun() (time.Duration, uint64, error) {
+// loopResult is what one scripted session cost: wall time, the process's CPU time (on every
+// core; a shared machine disturbs it less than the wall time) and heap allocations.
+type loopResult struct {
+	wall, cpu  time.Duration
+	fake       time.Duration // of wall, the fake server's answering (fakeollama.Server.ChatTime)
+	allocs     uint64
+	goroutines uint64
+}
+
+// loopRun runs one scripted session.
+func loopRun() (loopResult, error) {
+	s, err := newLoopSession()
+	if err != nil {
+		return loopResult{}, err
+	}
+	defer s.close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	started := goroutinesStarted()
+	cpu := cputime.Used()
+	start := time.Now()
+	err = s.run()
+	r := loopResult{wall: time.Since(start), cpu: cputime.Used() - cpu, fake: s.fake.ChatTime()}
+	r.goroutines = goroutinesStarted() - started
+	runtime.ReadMemStats(&after)
+	r.allocs = after.Mallocs - before.Mallocs
+	return r, err
+}
+
+// loopSession is a session ready for the scripted run: a workspace of loopIterations files, a
+// fake Ollama scripted to read each of them and then answer, a database and an event log.
+type loopSession struct {
+	root    string
+	ws      string
+	fake    *fakeollama.Server
+	db      *store.DB
+	emitter *events.Emitter
+	runner  *agent.Runner
+	session string
+}
+
+func newLoopSession() (_ *loopSession, err error) {
 	ctx := context.Background()
 	root, err := os.MkdirTemp("", "agentbench-")
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	defer os.RemoveAll(root)
-	ws := filepath.Join(root, "ws")
-	if err := os.Mkdir(ws, 0o755); err != nil {
-		return 0, 0, err
+	s := &loopSession{root: root, ws: filepath.Join(root, "ws")}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if err := os.Mkdir(s.ws, 0o755); err != nil {
+		return nil, err
 	}
 	turns := make([]fakeollama.Turn, 0, loopIterations+1)
 	reader := tools.ReadFile(&tools.Env{}).Name()
 	for i := range loopIterations {
 		// Each call names another file: the same call thrice would stop the run (doom loop).
 		name := fmt.Sprintf("f%02d.go", i)
-		if err := os.WriteFile(filepath.Join(ws, name), []byte(fmt.Sprintf("package ws\n\nconst N%d = %d\n", i, i)), 0o644); err != nil {
-			return 0, 0, err
+		if err := os.WriteFile(filepath.Join(s.ws, name), []byte(fmt.Sprintf("package ws\n\nconst N%d = %d\n", i, i)), 0o644); err != nil {
+			return nil, err
 		}
 		turns = append(turns, fakeollama.Turn{Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{Name: reader, Arguments: map[string]any{"path": name}}}}}})
 	}
 	turns = append(turns, fakeollama.Turn{Chunks: []fakeollama.Chunk{{Content: "Read them all. [TASK_COMPLETE]"}}})
 
-	fake := fakeollama.New(fakeollama.Script{Models: []fakeollama.Model{{Name: "coder", Capabilities: []string{"completion", "tools"}}}, Turns: turns})
-	if err := fake.Start("127.0.0.1:0"); err != nil {
-		return 0, 0, err
+	s.fake = fakeollama.New(fakeollama.Script{Models: []fakeollama.Model{{Name: "coder", Capabilities: []string{"completion", "tools"}}}, Turns: turns})
+	if err := s.fake.Start("127.0.0.1:0"); err != nil {
+		s.fake = nil
+		return nil, err
 	}
-	defer fake.Close()
-	base, err := url.Parse(fake.URL())
+	base, err := url.Parse(s.fake.URL())
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	db, err := store.Open(ctx, filepath.Join(root, "db"))
+	if s.db, err = store.Open(ctx, filepath.Join(root, "db")); err != nil {
+		return nil, err
+	}
+	sess, err := s.db.CreateSession(ctx, store.Session{WorkspacePath: s.ws, Mode: "agent", Model: "coder"})
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	defer db.Close()
-	sess, err := db.CreateSession(ctx, store.Session{WorkspacePath: ws, Mode: "agent", Model: "coder"})
+	s.session = sess.ID
+	s.emitter = events.NewEmitter(s.db)
+	reg, err := builtins(s.ws)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	emitter := events.NewEmitter(db)
-	defer emitter.Close(ctx)
-	reg, err := builtins(ws)
-	if err != nil {
-		return 0, 0, err
-	}
-	runner := agent.NewRunner(agent.Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: emitter, Messages: db, Tools: reg})
+	s.runner = agent.NewRunner(agent.Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: s.emitter, Messages: s.db, Tools: reg})
+	return s, nil
+}
 
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	start := time.Now()
-	res, err := runner.Run(ctx, agent.RunRequest{
-		SessionID: sess.ID, RunID: "bench", Workspace: ws, Mode: agent.ModeAgent, Model: "coder",
+// run is the timed part: the run from the person's message to its runFinished event.
+func (s *loopSession) run() error {
+	res, err := s.runner.Run(context.Background(), agent.RunRequest{
+		SessionID: s.session, RunID: "bench", Workspace: s.ws, Mode: agent.ModeAgent, Model: "coder",
 		Text: "read every file", MaxIterations: loopIterations + 1,
 	})
-	elapsed := time.Since(start)
-	runtime.ReadMemStats(&after)
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	if res.Status != agent.StatusDone {
-		return 0, 0, fmt.Errorf("the scripted run ended %s: %s", res.Status, res.Message)
+		return fmt.Errorf("the scripted run ended %s: %s", res.Status, res.Message)
 	}
-	return elapsed, after.Mallocs - before.Mallocs, nil
+	return nil
+}
+
+func (s *loopSession) close() {
+	if s.emitter != nil {
+		_ = s.emitter.Close(context.Background())
+	}
+	if s.db != nil {
+		_ = s.db.Close()
+	}
+	if s.fake != nil {
+		_ = s.fake.Close()
+	}
+	_ = os.RemoveAll(s.root)
+}
+
+// goroutinesStarted counts the goroutines the process has started: each is a handoff between
+// threads on the way, which a busy machine makes slow.
+func goroutinesStarted() uint64 {
+	sample := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
 }

@@ -1,7 +1,7 @@
 // Command diffbench measures internal/diff for `make bench`, against git on the same files:
 //
 //   - a 20,000-line source-like file and a copy with 200 edits scattered through it (lines
-//     changed, inserted and deleted): the median of 5 runs of diff.Unified, and the median of 5
+//     changed, inserted and deleted): the median of 11 runs of diff.Unified, and the median of 11
 //     runs of `git diff --no-index --no-color -U3` on the same two files. git's time is wall time
 //     of the whole process, start-up included, so it is also given for `git --version` alone.
 //     Both must find the same lines added and removed, or the command fails;
@@ -17,7 +17,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,9 +25,12 @@ import (
 	"time"
 
 	"gantry/internal/diff"
+	"gantry/internal/diff/internal/benchtext"
 )
 
-const runs = 5
+// runs is odd, for a median, and large enough that a busy machine's spikes on either side fall
+// outside it.
+const runs = 11
 
 func main() {
 	dir := flag.String("dir", "", "folder for the temporary files (default: the system temp folder)")
@@ -49,10 +51,9 @@ func run(parent string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	r := rand.New(rand.NewPCG(20_000, 200))
+	r := benchtext.New()
 
-	old := sourceLike(r, 20_000)
-	edited := scatterEdits(r, old, 200)
+	old, edited := benchtext.Pair(r, 20_000, 200)
 	ours, oursTime := timeOurs(old, edited)
 	git, gitTime, err := timeGit(dir, old, edited)
 	if err != nil {
@@ -73,7 +74,7 @@ func run(parent string) error {
 	report("diff_20k_lines_200_edits_added", float64(oursAdded), "lines")
 	report("diff_20k_lines_200_edits_removed", float64(oursRemoved), "lines")
 
-	big := sourceLike(r, 100_000)
+	big := benchtext.SourceLike(r, 100_000)
 	lines := strings.SplitAfter(big, "\n")
 	r.Shuffle(len(lines), func(i, j int) { lines[i], lines[j] = lines[j], lines[i] })
 	shuffled := strings.Join(lines, "")
@@ -91,56 +92,12 @@ func run(parent string) error {
 	report("diff_100k_lines_shuffled_unified_changed", float64(oursAdded+oursRemoved), "lines")
 	report("diff_100k_lines_shuffled_git_changed", float64(gitAdded+gitRemoved), "lines")
 
-	half := strings.SplitAfter(sourceLike(r, 60_000), "\n")
+	half := strings.SplitAfter(benchtext.SourceLike(r, 60_000), "\n")
 	first, second := strings.Join(half[:30_000], ""), strings.Join(half[30_000:], "")
 	start = time.Now()
 	diff.Unified("f", first+second, second+first, diff.DefaultContext)
 	report("diff_60k_lines_halves_swapped_unified", ms(time.Since(start)), "ms")
 	return nil
-}
-
-// sourceLike returns n lines that look like code: most differ, some (blank lines, braces)
-// recur, as in a real file.
-func sourceLike(r *rand.Rand, n int) string {
-	var b strings.Builder
-	for i := range n {
-		switch r.IntN(10) {
-		case 0:
-			b.WriteString("\n")
-		case 1:
-			b.WriteString("}\n")
-		case 2:
-			b.WriteString("\treturn nil\n")
-		default:
-			fmt.Fprintf(&b, "\tv%d := compute(%d, %q)\n", i, r.IntN(1000), "arg")
-		}
-	}
-	return b.String()
-}
-
-// scatterEdits changes, inserts before, or deletes edits lines at distinct random places.
-func scatterEdits(r *rand.Rand, text string, edits int) string {
-	lines := strings.SplitAfter(text, "\n")
-	at := r.Perm(len(lines))[:edits]
-	slices.Sort(at)
-	var b strings.Builder
-	next := 0
-	for i, l := range lines {
-		if next == len(at) || at[next] != i {
-			b.WriteString(l)
-			continue
-		}
-		next++
-		switch r.IntN(3) {
-		case 0:
-			fmt.Fprintf(&b, "\tedited%d := changed(%d)\n", i, r.IntN(1000))
-		case 1:
-			fmt.Fprintf(&b, "\tinserted%d()\n", i)
-			b.WriteString(l)
-		case 2: // deleted
-		}
-	}
-	return b.String()
 }
 
 func timeOurs(old, new string) (string, time.Duration) {
