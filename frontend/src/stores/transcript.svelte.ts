@@ -123,6 +123,9 @@ export class Transcript {
   tasks = $state<Task[]>([])
   /** The highest seq applied; anything at or below it is a duplicate (replay overlapping live). */
   lastSeq = 0
+  /** Each run's turn (the reactive one), so an event finds its turn without a scan of all turns:
+   * a replay applies thousands of events to a long session. */
+  #byRun = new Map<string, Turn>()
 
   constructor(readonly sessionId: string) {}
 
@@ -232,8 +235,7 @@ export class Transcript {
   }
 
   private start(runId: string, p: RunStartedPayload) {
-    const existing = this.turns.find((t) => t.runId === runId)
-    const turn = existing ?? this.newTurn(runId)
+    const turn = this.turnFor(runId)
     turn.text = p.text
     turn.attachments = p.attachments ?? []
     turn.plan = !!p.plan
@@ -259,13 +261,15 @@ export class Transcript {
       truncated: false,
       approvals: [],
     })
-    // Return the reactive proxy, not the plain object, so later writes update the view.
-    return this.turns[this.turns.length - 1]
+    // Keep the reactive proxy, not the plain object, so later writes update the view.
+    const turn = this.turns[this.turns.length - 1]
+    this.#byRun.set(runId, turn)
+    return turn
   }
 
   /** A run whose runStarted was not seen (a replay that began mid-run) still gets a turn. */
   private turnFor(runId: string): Turn {
-    return this.turns.find((t) => t.runId === runId) ?? this.newTurn(runId)
+    return this.#byRun.get(runId) ?? this.newTurn(runId)
   }
 
   private push<I extends Item>(turn: Turn, item: I): I {
