@@ -272,7 +272,7 @@ describe('ChatStore', () => {
     expect(store.current?.turns ?? []).toHaveLength(0)
     release(events.slice(0, 12))
     await opening
-    expect(chat.replay).toHaveBeenCalledWith('s1', 0, 1000)
+    expect(chat.replay).toHaveBeenCalledWith('s1', 0, 5000)
     const turn = store.current!.turns[0]
     expect(turn.status).toBe('done')
     const group = turn.items[1].kind === 'group' ? turn.items[1].group : null
@@ -300,6 +300,38 @@ describe('ChatStore', () => {
     store.model = 'llama3.2:3b'
     await store.open('s1')
     expect(store.model).toBe('qwen3:4b')
+  })
+
+  it('shows a session opened for the first time once all its pages are in, before asking what runs', async () => {
+    seq = 0
+    // A full page of 5000 events (2500 short runs), then the rest.
+    const firstPage = Array.from({ length: 2500 }, (_, i) => [
+      ev('runStarted', { text: `task ${i}` }, { runId: `r${i}` }),
+      ev('runFinished', { status: 'done', message: '', filesChanged: null }, { runId: `r${i}` }),
+    ]).flat()
+    const rest = [ev('runStarted', { text: 'last' }, { runId: 'r2500' })]
+    let release!: (v: GantryEvent[]) => void
+    vi.mocked(chat.replay).mockResolvedValueOnce(firstPage).mockReturnValueOnce(new Promise((r) => (release = r)))
+    let answer!: (runId: string) => void
+    vi.mocked(chat.activeRun).mockReturnValue(new Promise((r) => (answer = r)))
+    const store = new ChatStore()
+    const opening = store.open('s1')
+    await vi.waitFor(() => expect(chat.replay).toHaveBeenCalledTimes(2))
+    expect(chat.replay).toHaveBeenLastCalledWith('s1', 5000, 5000)
+    // Nothing shows half-loaded: the conversation renders once.
+    expect(store.current).toBeNull()
+    expect(store.loading).toBe(true)
+    release(rest)
+    await vi.waitFor(() => expect(chat.activeRun).toHaveBeenCalled())
+    expect(store.current!.turns).toHaveLength(2501)
+    expect(store.current!.turns.at(-1)!.text).toBe('last')
+    // Live events wait for the answer.
+    store.handleEvent(ev('runFinished', { status: 'done', message: '', filesChanged: null }, { runId: 'r2500' }))
+    expect(store.current!.turns.at(-1)!.status).toBe('running')
+    answer('')
+    await opening
+    expect(store.current!.turns.at(-1)!.status).toBe('done')
+    expect(store.loading).toBe(false)
   })
 
   it('keeps the task list the model last left, also after a replay', () => {
