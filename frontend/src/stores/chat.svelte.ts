@@ -5,7 +5,7 @@ import { onEvent } from '../lib/bridge'
 import type { AgentMode, GantryEvent } from '../lib/events'
 import type { Attachment, SendRequest } from '../lib/types'
 import { messageOf } from './notices.svelte'
-import { fetchReplay, rememberedSession, rememberSession } from './sessionReplay'
+import { fetchReplay, rememberedSession, rememberSession, takeEarlyReplay } from './sessionReplay'
 import { isRunEvent, Transcript } from './transcript.svelte'
 
 export const modes: { id: AgentMode; label: string; hint: string }[] = [
@@ -174,7 +174,11 @@ export class ChatStore {
     }
     this.loading = true
     try {
-      for (const e of await fetchReplay(sessionId, t.lastSeq)) t.apply(e)
+      // A reloaded window started fetching this chat before its panel was there (sessionReplay.ts).
+      const early = shown ? undefined : takeEarlyReplay(sessionId)
+      if (early) held.push(...early.live)
+      const stored = early ? await early.stored.catch(() => fetchReplay(sessionId, 0)) : await fetchReplay(sessionId, t.lastSeq)
+      for (const e of stored) t.apply(e)
       // On screen while the question below is on its way; live events stay held until it is in.
       show()
       const running = await chat.activeRun(sessionId)

@@ -1,8 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { chat } from '../lib/api'
-import { BackendError } from '../lib/bridge'
+import { BackendError, onEvent } from '../lib/bridge'
 import type { GantryEvent } from '../lib/events'
 import { ChatStore, Transcript } from './chat.svelte'
+import { fetchShownChat, rememberSession } from './sessionReplay'
 
 vi.mock('../lib/api', () => ({
   chat: { send: vi.fn(), stop: vi.fn(), replay: vi.fn(), activeRun: vi.fn() },
@@ -332,6 +333,42 @@ describe('ChatStore', () => {
     await opening
     expect(store.current!.turns.at(-1)!.status).toBe('done')
     expect(store.loading).toBe(false)
+  })
+
+  it('a reloaded window uses the replay it fetched early, with the live events that came meanwhile', async () => {
+    const stored = new Map<string, string>()
+    vi.stubGlobal('sessionStorage', {
+      getItem: (k: string) => stored.get(k) ?? null,
+      setItem: (k: string, v: string) => stored.set(k, v),
+      removeItem: (k: string) => stored.delete(k),
+    })
+    try {
+      const live: ((e: GantryEvent) => void)[] = []
+      vi.mocked(onEvent).mockImplementation((h) => {
+        live.push(h)
+        return () => live.splice(live.indexOf(h), 1)
+      })
+      const events = run()
+      rememberSession('/home/ada/proj', 's1')
+      let release!: (v: GantryEvent[]) => void
+      vi.mocked(chat.replay).mockReturnValue(new Promise((r) => (release = r)))
+      vi.mocked(chat.activeRun).mockResolvedValue('')
+
+      // The project is known (WorkspaceStore.restore) before the chat panel exists.
+      fetchShownChat('/home/ada/proj')
+      expect(chat.replay).toHaveBeenCalledWith('s1', 0, 5000)
+      // The run goes on meanwhile: its events overlap the stored ones, then go past them.
+      for (const e of events.slice(10)) live.forEach((h) => h(e))
+      release(events.slice(0, 12))
+
+      const store = new ChatStore()
+      await store.bindWorkspace('/home/ada/proj')
+      expect(chat.replay).toHaveBeenCalledTimes(1)
+      expect(store.current!.turns[0].status).toBe('done')
+      expect(live).toHaveLength(0) // the early replay stopped listening once taken
+    } finally {
+      vi.unstubAllGlobals()
+    }
   })
 
   it('keeps the task list the model last left, also after a replay', () => {

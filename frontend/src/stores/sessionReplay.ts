@@ -1,5 +1,9 @@
 // Which chat each project shows in this window, and fetching a chat's stored events to replay.
+// This is in the first bundle: a reloaded window knows its project as soon as its first call
+// answers, long before the chat panel's code has loaded and rendered, so the shown chat's events
+// are fetched from then on (ChatStore.open takes them) instead of after all of that.
 import { chat } from '../lib/api'
+import { onEvent } from '../lib/bridge'
 import type { GantryEvent } from '../lib/events'
 
 /** Replay pages: the most the backend gives at once (app.replayMaxPage), so a session of up to
@@ -28,4 +32,39 @@ export async function fetchReplay(sessionId: string, afterSeq: number): Promise<
     if (page.length < replayPage) return events
     afterSeq = page[page.length - 1].seq
   }
+}
+
+/** A replay fetched early, with the live events that arrived since it was asked for (a run may
+ * still be going): together they are everything, duplicates aside. */
+export interface EarlyReplay {
+  stored: Promise<GantryEvent[]>
+  live: GantryEvent[]
+}
+
+let early: (EarlyReplay & { sessionId: string; stop: () => void }) | null = null
+
+/** Starts fetching the chat the workspace shows in this window, if it shows one. */
+export function fetchShownChat(workspace: string) {
+  early?.stop()
+  early = null
+  const sessionId = rememberedSession(workspace)
+  if (!sessionId) return
+  const live: GantryEvent[] = []
+  const stop = onEvent((e) => {
+    if (e.sessionId === sessionId) live.push(e)
+  })
+  const stored = fetchReplay(sessionId, 0)
+  // A failure is reported by ChatStore.open, which asks again.
+  stored.catch(() => {})
+  early = { sessionId, stored, live, stop }
+}
+
+/** The early replay of sessionId, once; undefined when there is none. Live events stop being
+ * collected: the caller holds them from now on. */
+export function takeEarlyReplay(sessionId: string): EarlyReplay | undefined {
+  if (early?.sessionId !== sessionId) return undefined
+  const { stored, live, stop } = early
+  stop()
+  early = null
+  return { stored, live }
 }
