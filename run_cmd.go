@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"gantry/app"
 	"gantry/internal/agent"
@@ -24,7 +25,9 @@ import (
 	"gantry/internal/events"
 	"gantry/internal/llm"
 	"gantry/internal/lsp"
+	"gantry/internal/mcp"
 	"gantry/internal/store"
+	"gantry/internal/tools"
 	"gantry/internal/trust"
 )
 
@@ -201,17 +204,53 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 	// The workspace's language servers live as long as the run.
 	code := lsp.NewManager(lsp.Options{Root: root, ToolsDirs: app.ToolsDirs(opts.DataDir), Overrides: settings.LanguageServers})
 	defer code.Close()
+	// So do the MCP servers: the person's, and the project's own file only in a trusted folder.
+	mcpServers := mcp.NewManager(app.MCPOptions(root, func() config.Settings { return settings }, folders,
+		mcp.OpenFailureLog(app.FailureLogPath(opts.DataDir)), version))
+	defer mcpServers.Close()
 	sessionOpts := app.SessionOptionsOf(settings)
 	sessionOpts.Code = code
+	sessionOpts.MCP = mcpServers
+	// The run and its background subagents take turns at the model, as in the app.
+	sessionOpts.Queue = agent.NewModelQueue(settings.ModelRequests)
 	session, err := agent.NewSessionTools(db, sess.ID, root, gate, sessionOpts)
 	if err != nil {
 		return err
 	}
-	runner := session.Runner(client, emitter)
-	res, runErr := runner.Run(ctx, agent.RunRequest{
-		SessionID: sess.ID, RunID: agent.NewRunID(), Workspace: root, Mode: mode, Model: model, Text: f.task,
+	// A background task that ends while no run is going on wakes the loop below for a turn that
+	// hands its notice to the model (reference 002's hold-back).
+	wake := make(chan struct{}, 1)
+	agents := session.EnableSubagents(agent.Delegation{
+		Approver: func(scope events.Scope, background bool, label string) tools.Approver {
+			return approvals.Gate(approval.GateOptions{Scope: scope, Workspace: root, Unattended: true, Background: background, Subagent: label})
+		},
+		Idle: func() bool {
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+			return true
+		},
 	})
+	runner := session.Runner(client, emitter)
+	// The app's num_ctx for the model: another would make Ollama load it again.
+	req := agent.RunRequest{SessionID: sess.ID, Workspace: root, Mode: mode, Model: model, Text: f.task, NumCtxCap: settings.NumCtxCap}
+	res, runErr := runner.Run(ctx, withRunID(req))
+	// Background tasks are waited for, and each notice handed to the model, before the final
+	// line; a signal cancels them, and their cancelled notices are recorded first.
+	for runErr == nil && ctx.Err() == nil && (agents.Running() > 0 || agents.Pending() || len(wake) > 0) {
+		select {
+		case <-wake:
+			res, runErr = runner.Run(ctx, withRunID(agent.RunRequest{SessionID: sess.ID, Workspace: root, Mode: mode, Model: model, NumCtxCap: settings.NumCtxCap}))
+		case <-ctx.Done():
+		}
+	}
+	agents.Close(finishWait)
+	if ctx.Err() != nil && res.Status != agent.StatusFailed {
+		res.Status, res.Message = agent.StatusCancelled, "Stopped."
+	}
 	closeErr := emitter.Close(context.WithoutCancel(ctx))
+	res.FilesChanged = lines.filesChanged()
 	lines.final(res)
 	if err := errors.Join(runErr, closeErr); err != nil {
 		fmt.Fprintln(stderr, "gantry:", err)
@@ -223,6 +262,14 @@ func runHeadless(args []string, stdout, stderr io.Writer) error {
 		return &exitCodeError{code: exitCancelled, err: errors.New("stopped")}
 	}
 	return &exitCodeError{code: exitFailed, err: errors.New(res.Message)}
+}
+
+// finishWait bounds how long a stopped run waits for its background tasks to record their end.
+const finishWait = 5 * time.Second
+
+func withRunID(r agent.RunRequest) agent.RunRequest {
+	r.RunID = agent.NewRunID()
+	return r
 }
 
 // installedModels lists the models Ollama has, for the missing-model message; "" when it
@@ -243,13 +290,50 @@ func installedModels(ctx context.Context, host *url.URL) string {
 }
 
 // jsonLines writes each event as one JSON line. Writing to a pipe can block, but a headless run
-// has nobody else waiting on the emitter.
+// has nobody else waiting on the emitter. It keeps the files every run changed (the turns
+// notices started and the subagents' runs included), for the final line.
 type jsonLines struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu      sync.Mutex
+	w       io.Writer
+	changed map[string]checkpoint.FileChange
+	order   []string
 }
 
-func (j *jsonLines) Post(ev events.Event) { j.write(ev) }
+func (j *jsonLines) Post(ev events.Event) {
+	if ev.Type == events.RunFinished {
+		var p agent.RunFinishedPayload
+		if json.Unmarshal(ev.Payload, &p) == nil {
+			j.noteChanged(p.FilesChanged)
+		}
+	}
+	j.write(ev)
+}
+
+func (j *jsonLines) noteChanged(files []checkpoint.FileChange) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.changed == nil {
+		j.changed = map[string]checkpoint.FileChange{}
+	}
+	for _, f := range files {
+		if _, seen := j.changed[f.Path]; !seen {
+			j.order = append(j.order, f.Path)
+		}
+		j.changed[f.Path] = f
+	}
+}
+
+// filesChanged are the files the runs changed, each as its latest run left it, in the order
+// they were first changed.
+func (j *jsonLines) filesChanged() []checkpoint.FileChange {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]checkpoint.FileChange, 0, len(j.order))
+	for _, p := range j.order {
+		out = append(out, j.changed[p])
+	}
+	return out
+}
 
 func (j *jsonLines) final(res agent.RunResult) {
 	files := res.FilesChanged

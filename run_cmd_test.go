@@ -162,8 +162,10 @@ func TestRunCommand(t *testing.T) {
 	t.Run("SIGINT stops the run", func(t *testing.T) {
 		fake.Enqueue(fakeollama.Turn{Chunks: []fakeollama.Chunk{{Content: "slow "}, {Content: "answer"}}, ChunkDelay: 20 * time.Second})
 		cmd, stdout, stderr := gantryCommand(bin, fake, append([]string{"run", "--workspace", root, "--model", "coder"}, append(dirs, "explain")...)...)
+		asked := len(fake.Requests())
 		require.NoError(t, cmd.Start())
-		time.Sleep(1500 * time.Millisecond)
+		// Signal once the run waits for the model's answer, not while the process is starting.
+		require.Eventually(t, func() bool { return len(fake.Requests()) > asked }, time.Minute, 10*time.Millisecond)
 		require.NoError(t, cmd.Process.Signal(os.Interrupt))
 		res := headlessResult(t, cmd.Wait(), stdout, stderr)
 		require.Equal(t, 3, res.code, res.stderr)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"gantry/internal/llm/fakeollama"
+	"gantry/internal/lsp"
 )
 
 // untrustedProject is a folder someone else wrote: its TypeScript compiler and its package
@@ -58,12 +59,20 @@ func TestRunHeadlessRunsNothingFromAnUntrustedFolder(t *testing.T) {
 		Models: []fakeollama.Model{{Name: "coder:latest", Capabilities: []string{"completion", "tools"}}},
 	})
 	diagnostics := call("get_diagnostics", map[string]any{"path": "src/a.ts"})
-	run := func(t *testing.T, root string, config string, flags ...string) headlessRun {
+	// These runs have no language server, so get_diagnostics falls back to the project's own
+	// checker, which is what trust is about; the last subtest has one.
+	runWith := func(t *testing.T, toolsDir, root, config string, flags ...string) headlessRun {
 		t.Helper()
 		args := append([]string{"run", "--workspace", root, "--model", "coder", "--data-dir", t.TempDir(), "--config-dir", config}, flags...)
-		res := runGantry(t, bin, fake, append(args, "explain this project")...)
+		cmd, stdout, stderr := gantryCommand(bin, fake, append(args, "explain this project")...)
+		cmd.Env = append(cmd.Env, "GANTRY_TOOLS_DIR="+toolsDir)
+		res := headlessResult(t, cmd.Run(), stdout, stderr)
 		require.Equal(t, 0, res.code, res.stderr)
 		return res
+	}
+	run := func(t *testing.T, root, config string, flags ...string) headlessRun {
+		t.Helper()
+		return runWith(t, t.TempDir(), root, config, flags...)
 	}
 
 	t.Run("explore mode", func(t *testing.T) {
@@ -101,6 +110,20 @@ func TestRunHeadlessRunsNothingFromAnUntrustedFolder(t *testing.T) {
 		fake.Enqueue(call("run_terminal_command", map[string]any{"command": "npm test"}), finished)
 		run(t, root, config, "--yes")
 		require.FileExists(t, marker)
+	})
+	t.Run("with a language server the diagnostics come from it, still running nothing of the folder's", func(t *testing.T) {
+		tools := testToolsDir()
+		if lsp.Find("typescript-language-server", "", "", []string{tools}) == "" {
+			if os.Getenv("GANTRY_LSP_REQUIRED") != "" {
+				t.Fatal("typescript-language-server is not installed; scripts/install-deps.sh --test installs it")
+			}
+			t.Skip("typescript-language-server is not installed")
+		}
+		root, marker := untrustedProject(t)
+		fake.Enqueue(diagnostics, finished)
+		runWith(t, tools, root, t.TempDir(), "--mode", "explore")
+		require.NoFileExists(t, marker)
+		require.Contains(t, toolResults(fake), "typescript-language-server found 1 problem in src/a.ts")
 	})
 }
 

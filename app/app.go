@@ -56,6 +56,7 @@ type App struct {
 	Review    *ReviewService
 
 	code *codeServers // the language servers of the open workspaces
+	mcp  *mcpServers  // the MCP servers of the open workspaces
 
 	// systemTheme is the desktop's scheme ("light" or "dark") once the window asked for it:
 	// the start page marks the first frame with it when Appearance says "system".
@@ -83,7 +84,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	TraceStartup("settings read")
 	emitter := events.NewEmitter(db)
 	a := &App{opts: opts, db: db, settings: settings, emitter: emitter}
-	a.Ollama = newOllamaService(settings, emitter)
+	// What the tool checks found is a fact about model versions, kept with the data.
+	a.Ollama = newOllamaService(settings, emitter, openToolChecks(filepath.Join(opts.DataDir, "tool-checks.json")))
 	a.Workspace = newWorkspaceService(db, emitter)
 	// "Always allow" rules live next to settings.json: both are the person's choices.
 	rules := approval.OpenFileRuleStore(RulesPath(opts.SettingsPath))
@@ -105,12 +107,17 @@ func New(ctx context.Context, opts Options) (*App, error) {
 				}
 			}()
 		})
-	a.Workspace.closed = a.code.Close
+	a.mcp = newMCPServers(opts.DataDir, opts.Version, settings, folders, emitter)
+	a.Workspace.closed = func(root string) {
+		a.code.Close(root)
+		a.mcp.Close(root)
+	}
 	a.Chat = newChatService(db, emitter, settings, a.Workspace, rules, folders)
-	a.Chat.code = a.code
+	a.Chat.code, a.Chat.mcp = a.code, a.mcp
 	a.Chat.runFailed = a.Ollama.wake
+	a.Chat.textTools = a.Ollama.textTools
 	a.Review = newReviewService(db)
-	a.Settings = &SettingsService{store: settings, rules: rules, folders: folders, ollama: a.Ollama, chat: a.Chat, code: a.code, workspace: a.Workspace}
+	a.Settings = &SettingsService{store: settings, rules: rules, folders: folders, ollama: a.Ollama, chat: a.Chat, code: a.code, mcp: a.mcp, workspace: a.Workspace}
 	a.Info = &AppService{opts: opts}
 	TraceStartup("services built")
 	return a, nil
@@ -171,6 +178,7 @@ func (a *App) Shutdown() error {
 	a.Chat.shutdown()
 	a.Workspace.stopWatching()
 	a.code.CloseAll()
+	a.mcp.CloseAll()
 	if a.cancel != nil {
 		a.cancel()
 		<-a.done

@@ -262,10 +262,14 @@ func openEvents(t *testing.T, ts *testServer) <-chan map[string]any {
 	res, err := http.DefaultClient.Do(req.WithContext(ctx))
 	require.NoError(t, err)
 	require.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
+	// The server subscribes before it writes its opening comment: once that is read, no event
+	// emitted afterwards can be missed.
+	sc := bufio.NewScanner(res.Body)
+	require.True(t, sc.Scan(), "the stream opens with a comment")
+	require.Equal(t, ": connected", sc.Text())
 	out := make(chan map[string]any, 100)
 	go func() {
 		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
 		for sc.Scan() {
 			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
 				var ev map[string]any
@@ -297,7 +301,6 @@ func TestEventsArriveInOrderOverSSE(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, "127.0.0.1:1")
 	evs := openEvents(t, ts)
-	time.Sleep(100 * time.Millisecond) // let the subscription register
 	for i := 0; i < 20; i++ {
 		_, err := ts.app.emitter.Emit(context.Background(), events.Scope{}, "recentChanged", map[string]int{"i": i})
 		require.NoError(t, err)

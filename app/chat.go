@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"gantry/internal/safety"
 	"gantry/internal/store"
 	"gantry/internal/terminal"
+	"gantry/internal/tools"
 	"gantry/internal/trust"
 )
 
@@ -46,6 +48,8 @@ type ApprovalDetail struct {
 	// Hunks of the edit for the diff view; their IDs are the ones ApplyHunks (per-hunk accept)
 	// takes. Empty for commands.
 	Hunks []diff.Hunk `json:"hunks"`
+	// Arguments are an MCP tool's arguments, whole (the card's event holds them cut).
+	Arguments string `json:"arguments,omitempty"`
 }
 
 // runShutdownWait bounds how long closing the app waits for stopped runs to record their end.
@@ -63,12 +67,18 @@ type ChatService struct {
 	workspace *WorkspaceService
 	approvals *approval.Manager
 	code      *codeServers
+	mcp       *mcpServers
 	runs      *runs
-	ctx       context.Context
+	// queue lines up the model requests of every session's runs and subagents: they share one
+	// Ollama (the modelRequests setting).
+	queue *agent.ModelQueue
+	ctx   context.Context
 	// runFailed is called after a run failed, or a message could not start one for want of a
 	// model: that is often the first sign that Ollama went away (or came back), and the status
 	// in the UI should not wait for the next periodic check.
 	runFailed func()
+	// textTools reports a model whose tool check found it writing its calls as text.
+	textTools func(model string) bool
 }
 
 func newChatService(db *store.DB, emitter *events.Emitter, settings *config.Store, ws *WorkspaceService, rules approval.RuleStore, folders trust.Store) *ChatService {
@@ -79,7 +89,7 @@ func newChatService(db *store.DB, emitter *events.Emitter, settings *config.Stor
 	return &ChatService{
 		db: db, emitter: emitter, settings: settings, workspace: ws,
 		approvals: approval.NewManager(emit, rules, folders, PolicyOf(settings.Get())),
-		runs:      newRuns(), ctx: context.Background(),
+		runs:      newRuns(), queue: agent.NewModelQueue(settings.Get().ModelRequests), ctx: context.Background(),
 	}
 }
 
@@ -117,8 +127,11 @@ func safetyRules(rules []config.FileRule) []safety.FileRule {
 }
 
 // settingsSaved applies a new permission mode to the approvals decided from now on, including
-// those of runs in progress.
-func (s *ChatService) settingsSaved(st config.Settings) { s.approvals.SetPolicy(PolicyOf(st)) }
+// those of runs in progress, and a new number of model requests at once to the line.
+func (s *ChatService) settingsSaved(st config.Settings) {
+	s.approvals.SetPolicy(PolicyOf(st))
+	s.queue.SetCapacity(st.ModelRequests)
+}
 
 // Send starts a run on the message and returns at once; the run's events follow through the
 // emitter.
@@ -160,13 +173,32 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 	if err != nil {
 		return SendResult{}, err
 	}
-	opts := SessionOptionsOf(st)
-	opts.Code = s.code.For(sess.WorkspacePath)
-	cs, run, ctx, err := s.runs.begin(s.ctx, sess.ID, func(approver *runApprover) (*agent.SessionTools, error) {
-		return agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver, opts)
-	})
+	runID, err := s.startRun(sess, agent.RunRequest{
+		Mode: mode, Model: model, Text: text, Attachments: req.Attachments, Plan: req.Plan,
+	}, host)
 	if err != nil {
 		return SendResult{}, err
+	}
+	return SendResult{SessionID: sess.ID, RunID: runID}, nil
+}
+
+// startRun runs req in sess in the background, with the settings as they are now.
+func (s *ChatService) startRun(sess store.Session, req agent.RunRequest, host *url.URL) (string, error) {
+	st := s.settings.Get()
+	opts := SessionOptionsOf(st)
+	opts.Code = s.code.For(sess.WorkspacePath)
+	opts.MCP = s.mcp.For(sess.WorkspacePath)
+	opts.Queue = s.queue
+	cs, run, ctx, err := s.runs.begin(s.ctx, sess.ID, func(approver *runApprover) (*agent.SessionTools, error) {
+		st, err := agent.NewSessionTools(s.db, sess.ID, sess.WorkspacePath, approver, opts)
+		if err != nil {
+			return nil, err
+		}
+		st.EnableSubagents(s.delegation(sess))
+		return st, nil
+	})
+	if err != nil {
+		return "", err
 	}
 	// The session's tools outlive its runs; settings saved since apply from this run on.
 	cs.tools.Apply(opts)
@@ -175,14 +207,12 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 		Scope: events.Scope{SessionID: sess.ID, RunID: run.id}, Workspace: sess.WorkspacePath,
 	}))
 	runner := cs.tools.Runner(llm.NewClient(host, http.DefaultClient), s.emitter)
-	runReq := agent.RunRequest{
-		SessionID: sess.ID, RunID: run.id, Workspace: sess.WorkspacePath, Mode: mode, Model: model,
-		Text: text, Attachments: req.Attachments, Plan: req.Plan,
-		NumCtxCap: st.NumCtxCap, MaxIterations: st.MaxIterations, GitBranch: st.GitBranch,
-	}
+	req.SessionID, req.RunID, req.Workspace = sess.ID, run.id, sess.WorkspacePath
+	req.NumCtxCap, req.MaxIterations, req.GitBranch = st.NumCtxCap, st.MaxIterations, st.GitBranch
+	req.ToolsAsText = s.textTools != nil && s.textTools(req.Model)
 	go func() {
 		defer s.runs.end(run)
-		res, err := runner.Run(ctx, runReq)
+		res, err := runner.Run(ctx, req)
 		if err != nil {
 			slog.Error("agent run", "session", sess.ID, "run", run.id, "err", err)
 		}
@@ -190,7 +220,36 @@ func (s *ChatService) Send(req SendRequest) (SendResult, error) {
 			s.runFailed()
 		}
 	}()
-	return SendResult{SessionID: sess.ID, RunID: run.id}, nil
+	return run.id, nil
+}
+
+// delegation is how a session's subagents ask for approval (a background one asks nobody) and
+// how the notices of background tasks that end while the session is idle reach its model: a
+// turn of its own, with the mode and model the session used last.
+func (s *ChatService) delegation(sess store.Session) agent.Delegation {
+	return agent.Delegation{
+		Approver: func(scope events.Scope, background bool, label string) tools.Approver {
+			return s.approvals.Gate(approval.GateOptions{
+				Scope: scope, Workspace: sess.WorkspacePath, Background: background, Subagent: label,
+			})
+		},
+		Idle: func() bool {
+			latest, err := s.db.GetSession(s.ctx, sess.ID)
+			if err != nil {
+				return false
+			}
+			host, err := llm.ResolveHost(s.settings.Get().OllamaHost)
+			if err != nil {
+				return false
+			}
+			mode, err := agent.ParseMode(latest.Mode)
+			if err != nil {
+				mode = agent.ModeAgent
+			}
+			_, err = s.startRun(latest, agent.RunRequest{Mode: mode, Model: latest.Model}, host)
+			return err == nil
+		},
+	}
 }
 
 // sessionFor returns the session a message goes to: the given one, which must belong to the
@@ -229,6 +288,25 @@ func (s *ChatService) Stop(runID string) error {
 // ActiveRun is the id of the session's run in progress, or "".
 func (s *ChatService) ActiveRun(sessionID string) (string, error) {
 	return s.runs.running(sessionID), nil
+}
+
+// CancelTask stops one of the session's background tasks; it ends with a cancelled notice.
+func (s *ChatService) CancelTask(sessionID, taskID string) error {
+	a := s.runs.subagents(sessionID)
+	if a == nil {
+		return agent.ErrNoTask
+	}
+	return a.Cancel(taskID)
+}
+
+// RunningTasks are the ids of the session's background tasks still under way: a task the log
+// shows started and never ended, and that is not among them, ended when Gantry last closed.
+func (s *ChatService) RunningTasks(sessionID string) ([]string, error) {
+	a := s.runs.subagents(sessionID)
+	if a == nil {
+		return []string{}, nil
+	}
+	return a.RunningIDs(), nil
 }
 
 // Sessions lists the open workspace's sessions, the most recently active first (none when no
@@ -282,7 +360,7 @@ func (s *ChatService) Approval(id string) (ApprovalDetail, error) {
 	if !ok {
 		return ApprovalDetail{}, fmt.Errorf("approval %s: %w", id, approval.ErrUnknown)
 	}
-	detail := ApprovalDetail{Card: req.Card, Before: req.Before, After: req.After, Hunks: []diff.Hunk{}}
+	detail := ApprovalDetail{Card: req.Card, Before: req.Before, After: req.After, Hunks: []diff.Hunk{}, Arguments: req.Arguments}
 	if req.Card.Kind == approval.KindEdit {
 		detail.Hunks = diff.Hunks(req.Before, req.After, diff.DefaultContext)
 	}

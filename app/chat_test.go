@@ -80,6 +80,13 @@ func (f *chatFixture) waitEvent(t *testing.T, sessionID string, typ events.Type)
 	return found
 }
 
+// laterMillisecond waits until the wall clock is past after's millisecond: what is stored next
+// is dated after it (the store keeps milliseconds).
+func laterMillisecond(t *testing.T, after time.Time) {
+	t.Helper()
+	require.Eventually(t, func() bool { return time.Now().Truncate(time.Millisecond).After(after) }, 10*time.Second, time.Millisecond)
+}
+
 func finished(t *testing.T, ev events.Event) agent.RunFinishedPayload {
 	t.Helper()
 	require.Equal(t, events.RunFinished, ev.Type)
@@ -152,13 +159,12 @@ func TestSendValidates(t *testing.T) {
 	require.Error(t, err)
 }
 
+// stalled is an answer that stops after its first words: only a stop ends the run.
+var stalled = fakeollama.Turn{ChunkDelay: time.Hour, Chunks: []fakeollama.Chunk{{Content: "Once upon a time "}, {Content: "never sent"}}}
+
 func TestOneRunAtATimeAndStop(t *testing.T) {
 	t.Parallel()
-	slow := fakeollama.Turn{ChunkDelay: 200 * time.Millisecond}
-	for range 100 {
-		slow.Chunks = append(slow.Chunks, fakeollama.Chunk{Content: "word "})
-	}
-	f := startChat(t, "", slow)
+	f := startChat(t, "", stalled)
 
 	res, err := f.app.Chat.Send(SendRequest{Text: "write a long story"})
 	require.NoError(t, err)
@@ -171,10 +177,8 @@ func TestOneRunAtATimeAndStop(t *testing.T) {
 	require.ErrorContains(t, f.app.Chat.DeleteSession(res.SessionID), "stop the run")
 
 	f.waitEvent(t, res.SessionID, events.AssistantText)
-	stopped := time.Now()
 	require.NoError(t, f.app.Chat.Stop(res.RunID))
-	f.waitIdle(t, res.SessionID, time.Second)
-	require.Less(t, time.Since(stopped), time.Second)
+	f.waitIdle(t, res.SessionID, 10*time.Second)
 	require.Equal(t, agent.StatusCancelled, finished(t, f.waitEvent(t, res.SessionID, events.RunFinished)).Status)
 	require.NoError(t, f.app.Chat.Stop(res.RunID), "stopping an ended run does nothing")
 }
@@ -224,7 +228,6 @@ func TestSessionsListRenameDelete(t *testing.T) {
 	first, err := f.app.Chat.Send(SendRequest{Text: "first"})
 	require.NoError(t, err)
 	f.waitIdle(t, first.SessionID, 10*time.Second)
-	time.Sleep(5 * time.Millisecond) // distinct millisecond times order the list
 	second, err := f.app.Chat.Send(SendRequest{Text: "second"})
 	require.NoError(t, err)
 	f.waitIdle(t, second.SessionID, 10*time.Second)
@@ -235,6 +238,7 @@ func TestSessionsListRenameDelete(t *testing.T) {
 	require.Equal(t, second.SessionID, sessions[0].ID, "newest first")
 
 	require.ErrorContains(t, f.app.Chat.RenameSession(first.SessionID, " "), "empty")
+	laterMillisecond(t, sessions[0].UpdatedAt) // the list orders by millisecond times
 	require.NoError(t, f.app.Chat.RenameSession(first.SessionID, "  Renamed  "))
 	sessions, err = f.app.Chat.Sessions()
 	require.NoError(t, err)
@@ -289,11 +293,7 @@ func (discardPoster) Post(events.Event) {}
 
 func TestShutdownStopsRuns(t *testing.T) {
 	t.Parallel()
-	slow := fakeollama.Turn{ChunkDelay: 200 * time.Millisecond}
-	for range 100 {
-		slow.Chunks = append(slow.Chunks, fakeollama.Chunk{Content: "word "})
-	}
-	fake := fakeollama.NewTest(t, fakeollama.Script{Models: []fakeollama.Model{{Name: chatModel}}, Turns: []fakeollama.Turn{slow}})
+	fake := fakeollama.NewTest(t, fakeollama.Script{Models: []fakeollama.Model{{Name: chatModel}}, Turns: []fakeollama.Turn{stalled}})
 	dataDir, settingsPath := t.TempDir(), filepath.Join(t.TempDir(), "settings.json")
 	require.NoError(t, config.Open(settingsPath).Save(config.Settings{OllamaHost: fake.URL(), DefaultModel: chatModel}))
 	a, err := New(t.Context(), Options{DataDir: dataDir, SettingsPath: settingsPath, Mode: ModeBrowser})
@@ -303,11 +303,9 @@ func TestShutdownStopsRuns(t *testing.T) {
 	require.NoError(t, err)
 	res, err := a.Chat.Send(SendRequest{Text: "a long story"})
 	require.NoError(t, err)
-	time.Sleep(300 * time.Millisecond)
+	require.Eventually(t, func() bool { return len(fake.Requests()) == 1 }, 10*time.Second, 10*time.Millisecond, "the run is waiting for the model")
 
-	begun := time.Now()
 	require.NoError(t, a.Shutdown())
-	require.Less(t, time.Since(begun), runShutdownWait+time.Second)
 
 	db, err := store.Open(t.Context(), dataDir)
 	require.NoError(t, err)
@@ -342,15 +340,71 @@ func TestSendWithoutAModelRechecksOllamaStatus(t *testing.T) {
 	saved := time.Now()
 	_, err := f.app.Settings.Save(config.Settings{OllamaHost: f.fake.URL()})
 	require.NoError(t, err)
-	// Let the checks a settings change starts run out, so only the fix under test can notice.
 	require.Eventually(t, func() bool { return f.app.Ollama.Status().CheckedAt.After(saved) }, 10*time.Second, 10*time.Millisecond)
-	time.Sleep(200 * time.Millisecond)
 	require.True(t, f.app.Ollama.Refresh().Reachable)
+	// A check the settings change started may still come; what is under test is that Send
+	// itself asks for one.
+	woken := make(chan struct{}, 1)
+	wake := f.app.Chat.runFailed
+	f.app.Chat.runFailed = func() {
+		woken <- struct{}{}
+		wake()
+	}
 
 	// Ollama goes away; the picker has nothing to offer, so the message names no model.
 	require.NoError(t, f.fake.Close())
 	_, err = f.app.Chat.Send(SendRequest{Text: "Say hello"})
 	require.ErrorContains(t, err, "no model chosen")
+	require.Len(t, woken, 1, "Send asked for a check of Ollama at once")
 	require.Eventually(t, func() bool { return !f.app.Ollama.Status().Reachable }, 5*time.Second, 10*time.Millisecond,
 		"the status says Ollama is down without waiting for the periodic check")
+}
+
+// Sessions share Ollama through one line: with the default of one model request at once, a
+// second session's run waits, says so, and a Stop takes it out of the line at once; with room
+// for two, the next run's request goes while the first is still with the model.
+func TestSessionsTakeTurnsAtTheModel(t *testing.T) {
+	t.Parallel()
+	turn := func(when, hold string) fakeollama.Turn {
+		tt := done(when + " answered.")
+		tt.When, tt.Hold = when, hold
+		return tt
+	}
+	f := startChat(t, "", turn("First task", "first"), turn("Third task", "third"))
+
+	first, err := f.app.Chat.Send(SendRequest{Text: "First task"})
+	require.NoError(t, err)
+	require.NoError(t, f.fake.WaitHeld(t.Context(), "first", 1))
+
+	second, err := f.app.Chat.Send(SendRequest{Text: "Second task"})
+	require.NoError(t, err)
+	var wait agent.ModelWaitingPayload
+	require.NoError(t, json.Unmarshal(f.waitEvent(t, second.SessionID, events.ModelWaiting).Payload, &wait))
+	require.Equal(t, agent.WaitQueued, wait.Phase)
+	require.NoError(t, f.app.Chat.Stop(second.RunID))
+	f.waitIdle(t, second.SessionID, 10*time.Second)
+	require.Equal(t, agent.StatusCancelled, finished(t, f.waitEvent(t, second.SessionID, events.RunFinished)).Status)
+	require.Equal(t, 1, f.fake.Held("first"), "stopped while the first run still had the model")
+
+	st := f.app.Settings.Get().Settings
+	st.ModelRequests = 2
+	_, err = f.app.Settings.Save(st)
+	require.NoError(t, err)
+	third, err := f.app.Chat.Send(SendRequest{Text: "Third task"})
+	require.NoError(t, err)
+	require.NoError(t, f.fake.WaitHeld(t.Context(), "third", 1), "room for two: it went at once")
+
+	f.fake.Release("first")
+	f.fake.Release("third")
+	f.waitIdle(t, first.SessionID, 10*time.Second)
+	f.waitIdle(t, third.SessionID, 10*time.Second)
+	for _, ev := range f.replay(t, third.SessionID) {
+		if ev.Type == events.ModelWaiting {
+			require.NoError(t, json.Unmarshal(ev.Payload, &wait))
+			require.NotEqual(t, agent.WaitQueued, wait.Phase)
+		}
+	}
+	for _, r := range f.fake.Requests() {
+		require.NotContains(t, r.Messages[len(r.Messages)-1].Content, "Second task", "the stopped run never reached Ollama")
+	}
 }

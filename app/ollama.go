@@ -32,10 +32,12 @@ type OllamaService struct {
 	mu    sync.Mutex
 	last  llm.Status
 	pulls pulls
+
+	checks *toolChecks // models.go
 }
 
-func newOllamaService(settings *config.Store, emitter *events.Emitter) *OllamaService {
-	return &OllamaService{settings: settings, emitter: emitter, wakeups: make(chan struct{}, 1), ctx: context.Background()}
+func newOllamaService(settings *config.Store, emitter *events.Emitter, checks *toolChecks) *OllamaService {
+	return &OllamaService{settings: settings, emitter: emitter, wakeups: make(chan struct{}, 1), ctx: context.Background(), checks: checks}
 }
 
 func (s *OllamaService) start(ctx context.Context) { s.ctx = ctx }

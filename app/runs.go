@@ -51,6 +51,10 @@ func (a *runApprover) ApproveFolderCode(ctx context.Context, f tools.FolderCodeA
 	return a.gate.Load().ApproveFolderCode(ctx, f)
 }
 
+func (a *runApprover) ApproveMCP(ctx context.Context, m tools.MCPApproval) (tools.Decision, error) {
+	return a.gate.Load().ApproveMCP(ctx, m)
+}
+
 func (a *runApprover) FolderTrusted() bool { return a.gate.Load().FolderTrusted() }
 
 // runs tracks the chat sessions and their runs. One run at a time per session.
@@ -128,28 +132,61 @@ func (r *runs) running(sessionID string) string {
 	return ""
 }
 
-// forget drops an idle session's tools (it is being deleted); a session with a run is refused.
-func (r *runs) forget(sessionID string) error {
+// subagents are sessionID's subagents, or nil when the session has had no run since Gantry
+// started.
+func (r *runs) subagents(sessionID string) *agent.Subagents {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if cs := r.sessions[sessionID]; cs != nil && cs.run != nil {
-		return errors.New("stop the run in progress before deleting this session")
+	if cs := r.sessions[sessionID]; cs != nil {
+		return cs.tools.Subagents()
 	}
-	delete(r.sessions, sessionID)
 	return nil
 }
 
-// shutdown refuses new runs, cancels the running ones and waits for them to record how they
-// ended, at most wait: a run stuck past that must not keep the window from closing.
+// forget drops an idle session's tools (it is being deleted), cancelling its background tasks;
+// a session with a run is refused.
+func (r *runs) forget(sessionID string) error {
+	r.mu.Lock()
+	cs := r.sessions[sessionID]
+	if cs != nil && cs.run != nil {
+		r.mu.Unlock()
+		return errors.New("stop the run in progress before deleting this session")
+	}
+	delete(r.sessions, sessionID)
+	r.mu.Unlock()
+	if cs != nil && cs.tools.Subagents() != nil {
+		cs.tools.Subagents().Close(subagentCloseWait)
+	}
+	return nil
+}
+
+// subagentCloseWait bounds how long closing a session waits for its background tasks to record
+// that they were cancelled.
+const subagentCloseWait = 2 * time.Second
+
+// shutdown refuses new runs, cancels the running ones and the background tasks, and waits for
+// them to record how they ended, at most wait: a run stuck past that must not keep the window from closing.
 func (r *runs) shutdown(wait time.Duration) bool {
 	r.mu.Lock()
 	r.closed = true
 	for _, run := range r.active {
 		run.cancel()
 	}
+	var agents []*agent.Subagents
+	for _, cs := range r.sessions {
+		if a := cs.tools.Subagents(); a != nil {
+			agents = append(agents, a)
+		}
+	}
 	r.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
+		// Every background task ends with its cancelled notice recorded, in parallel.
+		var closing sync.WaitGroup
+		for _, a := range agents {
+			closing.Go(func() { a.Close(wait) })
+		}
+		closing.Wait()
 		r.wg.Wait()
 		close(done)
 	}()

@@ -50,6 +50,7 @@ type SettingsService struct {
 	ollama    *OllamaService
 	chat      *ChatService
 	code      *codeServers
+	mcp       *mcpServers
 	workspace *WorkspaceService
 }
 
@@ -88,6 +89,10 @@ func (s *SettingsService) Save(next config.Settings) (SettingsView, error) {
 			return SettingsView{}, fmt.Errorf("there is no tool named %q to turn off", name)
 		}
 	}
+	// MCP and language servers change through their own methods only: the screen's copy of them
+	// may be older.
+	next.MCPServers = s.store.Get().MCPServers
+	next.LanguageServers = s.store.Get().LanguageServers
 	if err := s.store.Save(next); err != nil {
 		return SettingsView{}, err
 	}

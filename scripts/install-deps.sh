@@ -63,4 +63,11 @@ if [[ $want_test -eq 1 ]]; then
     npm install --prefix "$tools" --no-audit --no-fund --silent \
       typescript-language-server@5.3.0 typescript@5.9.3 pyright@1.1.414 >/dev/null
   fi
+  # The MCP servers of the integration tests, pinned, in a folder of their own: installing them
+  # must not rewrite the language servers' node_modules while another checkout's tests use it.
+  if ! grep -q '"version": "2026.8.31"' "$tools/mcp/node_modules/@modelcontextprotocol/server-filesystem/package.json" 2>/dev/null; then
+    echo "Installing @modelcontextprotocol/server-filesystem into $tools/mcp"
+    npm install --prefix "$tools/mcp" --no-audit --no-fund --silent \
+      @modelcontextprotocol/server-filesystem@2026.8.31 >/dev/null
+  fi
 fi

@@ -6,9 +6,9 @@ cd "$(dirname "$0")/.."
 out=test-output
 rm -rf "$out" && mkdir -p "$out/bin"
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
-# The language servers scripts/install-deps.sh --test installed: every suite finds them there,
-# and a test that cannot find one fails instead of skipping.
-export GANTRY_TOOLS_DIR="${GANTRY_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gantry/tools}" GANTRY_LSP_REQUIRED=1
+# The language servers and MCP servers scripts/install-deps.sh --test installed: every suite
+# finds them there, and a test that cannot find one fails instead of skipping.
+export GANTRY_TOOLS_DIR="${GANTRY_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gantry/tools}" GANTRY_LSP_REQUIRED=1 GANTRY_MCP_REQUIRED=1
 
 passed=0 failed=0 skipped=""
 declare -a lines=()
@@ -55,9 +55,10 @@ record vitest "$p" "$f" "$out/vitest.log"
 # Browser mode needs no GTK and no cgo: build it that way to keep that promise honest.
 step build-serve env CGO_ENABLED=0 go build -o "$out/bin/gantry-serve" .
 step build-fake go build -o "$out/bin/fake-ollama" ./internal/llm/fakeollama/cmd/fake-ollama
+step build-mcp-test-server go build -o "$out/bin/mcp-test-server" ./internal/mcp/mcptest/cmd/mcp-test-server
 
 echo "── browser end-to-end tests"
-(cd frontend && GANTRY_BIN="../$out/bin/gantry-serve" FAKE_OLLAMA_BIN="../$out/bin/fake-ollama" \
+(cd frontend && GANTRY_BIN="../$out/bin/gantry-serve" FAKE_OLLAMA_BIN="../$out/bin/fake-ollama" MCP_TEST_SERVER_BIN="../$out/bin/mcp-test-server" \
   SHOTS_DIR="../$out/e2e" npx vitest run --config vitest.e2e.config.ts \
   --reporter=default --reporter=json --outputFile="../$out/e2e.json") >"$out/e2e.log" 2>&1
 read -r p f < <(node scripts/count-results.mjs vitest "$out/e2e.json")

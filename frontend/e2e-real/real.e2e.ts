@@ -63,18 +63,27 @@ test('a full run shows the gibberish answer, ends cleanly and keeps it', async (
   await openProject(page, makeProject())
   await send(models.text, 'Say hello.')
   await see(lastTurn().getByTestId('run-status')).toHaveAttribute('data-status', 'done', { timeout: 30_000 })
-  const answer = lastTurn().getByTestId('assistant-message')
-  await see(answer).toHaveCount(1)
+  // The tiny model's dense tokenizer can overflow its 4k window with the whole system prompt:
+  // the run then says so, sets that answer aside and asks again with a leaner prompt.
+  const cut = lastTurn().getByTestId('prompt-cut')
+  if (await cut.count()) await see(cut).toContainText('asked again with a shorter system prompt')
+  const answer = lastTurn().getByTestId('assistant-message').last()
   firstAnswer = ((await answer.textContent()) ?? '').trim()
   expect(firstAnswer).not.toBe('')
   await see(lastTurn().getByTestId('answer-cut')).toHaveCount(0)
   await see(lastTurn().getByTestId('thinking')).toHaveCount(0) // v0.6.5 cannot think
+  // The meter holds the server's own counts against the num_ctx sent (the model's 4,096).
+  const meter = page.getByTestId('context-meter')
+  await see(meter).toContainText('/ 4k')
+  expect(await meter.getAttribute('title')).toMatch(/^Context window: [\d,]+ of 4,096 tokens \(\d+%\) after the last answer, as Ollama counted them: the prompt [\d,]+, the answer [\d,]+\.$/)
+  // No tools in its template: the picker says its calls are read from the text.
+  await see(page.getByTestId('tool-check')).toContainText('Tools as text')
   await shots('real-ollama-answer')
 
   // Persisted: a reload replays the same answer from the database.
   await page.reload()
   await see(turns()).toHaveCount(1)
-  await see(turns().first().getByTestId('assistant-message')).toContainText(firstAnswer)
+  await see(turns().first().getByTestId('assistant-message').last()).toContainText(firstAnswer)
 })
 
 test('an answer cut by num_predict is reported as cut', async () => {
@@ -87,12 +96,12 @@ test('an answer cut by num_predict is reported as cut', async () => {
 test('the server is killed mid-answer, stays down, comes back: the UI recovers and loses nothing', async () => {
   // 1. SIGKILL while the answer streams.
   await send(models.long, 'Write a very long story.')
-  await see(lastTurn().getByTestId('assistant-message')).toBeVisible({ timeout: 30_000 })
+  await see(lastTurn().getByTestId('assistant-message').first()).toBeVisible({ timeout: 30_000 })
   await ollama.kill()
   const killed = lastTurn()
   await see(killed.getByTestId('run-status')).toHaveAttribute('data-status', 'failed', { timeout: 15_000 })
   await see(killed.getByTestId('run-status')).toContainText('Ollama stopped answering in the middle of the reply')
-  const partial = ((await killed.getByTestId('assistant-message').textContent()) ?? '').trim()
+  const partial = ((await killed.getByTestId('assistant-message').last().textContent()) ?? '').trim()
   expect(partial).not.toBe('')
   await see(indicator()).toContainText('unreachable', { timeout: 15_000 })
   await shots('real-ollama-killed')
@@ -114,9 +123,9 @@ test('the server is killed mid-answer, stays down, comes back: the UI recovers a
   // Nothing stored was lost: after a reload every turn is back as it ended.
   await page.reload()
   await see(turns()).toHaveCount(5)
-  await see(turns().nth(0).getByTestId('assistant-message')).toContainText(firstAnswer)
+  await see(turns().nth(0).getByTestId('assistant-message').last()).toContainText(firstAnswer)
   await see(turns().nth(1).getByTestId('answer-cut')).toBeVisible()
-  await see(turns().nth(2).getByTestId('assistant-message')).toContainText(partial.slice(0, 40))
+  await see(turns().nth(2).getByTestId('assistant-message').last()).toContainText(partial.slice(0, 40))
   await see(turns().nth(2).getByTestId('run-status')).toHaveAttribute('data-status', 'failed')
   await see(turns().nth(3).getByTestId('run-status')).toHaveAttribute('data-status', 'failed')
   await see(turns().nth(4).getByTestId('run-status')).toHaveAttribute('data-status', 'done')

@@ -239,7 +239,9 @@ test('a finished plan offers Run this plan, which sends it to an Agent run', asy
 })
 
 test('the Chats list marks a running chat; shortcuts start a new chat, stop a run and list themselves', async () => {
-  await queueTurns(fake, [{ chunkDelayMs: 1000, chunks: [{ thinking: 'Slowly ' }, { thinking: 'thinking ' }, { thinking: 'it over.' }, { content: 'ok' }] }])
+  // The model stalls after its first word: the run is still going when Ctrl+. is pressed,
+  // however slow the machine.
+  await queueTurns(fake, [{ chunkDelayMs: 600_000, chunks: [{ thinking: 'Slowly ' }, { thinking: 'thinking ' }, { thinking: 'it over.' }, { content: 'ok' }] }])
   await open()
   await sendTask(page, 'Take your time')
   await page.getByRole('tab', { name: 'Chats' }).click()

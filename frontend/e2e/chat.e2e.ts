@@ -147,7 +147,9 @@ test('hostile Markdown in an answer runs no script', async () => {
 })
 
 test('Stop ends a slow run and shows it as stopped', async () => {
-  await queueTurns(fake, readThenAnswer(400))
+  // The model stalls after its first words: only Stop can end this run, however slow the machine
+  // (a run that merely took a while could finish on its own before the click).
+  await queueTurns(fake, [{ chunkDelayMs: 600_000, chunks: [{ thinking: 'The README should say what this project is. ' }, { thinking: 'Never sent.' }] }])
   await open('dark')
   await sendTask(page, 'What does the README say?')
   const stop = page.getByRole('button', { name: 'Stop' })

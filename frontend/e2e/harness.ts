@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { getCurrentTest } from 'vitest/suite'
+import { TestRunner } from 'vitest'
 
 const gantryBin = resolve(process.env.GANTRY_BIN ?? '../test-output/bin/gantry-serve')
 const fakeBin = resolve(process.env.FAKE_OLLAMA_BIN ?? '../test-output/bin/fake-ollama')
@@ -54,10 +54,20 @@ export const defaultModels = [
   { name: 'llama3.2:3b', arch: 'llama', contextLength: 131072, capabilities: ['completion', 'tools'], parameterSize: '3.2B', quantization: 'Q4_K_M', size: 2_019_393_189 },
 ]
 
+/**
+ * The app asks a model for one tool call when it is picked (its tool check, whose prompt names
+ * get_weather); this standing answer, a native call, keeps the check from taking a turn a test
+ * queued for a run.
+ */
+export const toolCheckRule = {
+  contains: 'get_weather',
+  turn: { chunks: [{ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }] }] },
+}
+
 export async function startFakeOllama(listen = '127.0.0.1:0', models = defaultModels): Promise<FakeOllama> {
   const dir = mkdtempSync(join(tmpdir(), 'gantry-fake-'))
   const script = join(dir, 'script.json')
-  writeFileSync(script, JSON.stringify({ version: '0.17.4', models }))
+  writeFileSync(script, JSON.stringify({ version: '0.17.4', models, rules: [toolCheckRule] }))
   const { child, match } = await startAndWait(fakeBin, ['--listen', listen, '--script', script], {}, /^listening on (\S+)/)
   return { url: match, host: match.replace(/^http:\/\//, ''), child, stop: () => stop(child) }
 }
@@ -105,12 +115,54 @@ export async function openPage(url: string, colorScheme: 'light' | 'dark' = 'lig
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   })
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme })
+  await context.addInitScript(recordWorkspaceChanges)
   const page = await context.newPage()
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()) })
   await page.goto(url)
   return { page, errors }
+}
+
+declare global {
+  interface Window {
+    /** The paths of every workspaceChanged event the page has received, in order (see below). */
+    __workspaceChanges?: string[][]
+  }
+}
+
+/**
+ * Runs in the page before the app: records the paths of each workspaceChanged event the app
+ * receives. The recording listener is added before the app sets its own, and both run in the
+ * same task, so once a path is recorded the app has handled that event and every earlier one.
+ */
+function recordWorkspaceChanges() {
+  const seen: string[][] = (window.__workspaceChanges = [])
+  const Native = window.EventSource
+  window.EventSource = class extends Native {
+    constructor(url: string | URL, init?: EventSourceInit) {
+      super(url, init)
+      this.addEventListener('message', (m) => {
+        const e = JSON.parse(m.data)
+        if (e.type === 'workspaceChanged') seen.push(e.payload.paths)
+      })
+    }
+  }
+}
+
+let syncs = 0
+
+/**
+ * Waits until the page has handled the file watcher's reports of everything written in the
+ * open project so far (the run's own edits, reported after a debounce, may still be on their
+ * way when the run shows as done). It writes a new file and waits for its report: the watcher
+ * reports in order, so every earlier change has reached the page by then. A panel or tree that
+ * started reading again because of them shows aria-busy until the read is in.
+ */
+export async function watcherCaughtUp(page: Page, project: string) {
+  const name = `.e2e-sync-${++syncs}`
+  writeFileSync(join(project, name), '')
+  await page.waitForFunction((n) => window.__workspaceChanges?.some((paths) => paths.includes(n)), name, { timeout: 10_000 })
 }
 
 /** What a drop on the desktop window does: the platform hands the page paths. */
@@ -145,7 +197,7 @@ export interface Started {
 }
 
 export async function stopAll(s: Started) {
-  if (s.page && !s.page.isClosed() && getCurrentTest()?.result?.state === 'fail') await keepFailure(s.page)
+  if (s.page && !s.page.isClosed() && TestRunner.getCurrentTest()?.result?.state === 'fail') await keepFailure(s.page)
   await s.page?.context().close()
   await s.gantry?.stop()
   await s.fake?.stop()
@@ -157,7 +209,7 @@ export async function stopAll(s: Started) {
  * SHOTS_DIR/failed/, named after the test, so a failure seen once in CI can be understood later.
  */
 async function keepFailure(page: Page) {
-  const name = (getCurrentTest()?.name ?? 'unknown').replace(/[^\w.-]+/g, '-').slice(0, 80)
+  const name = (TestRunner.getCurrentTest()?.name ?? 'unknown').replace(/[^\w.-]+/g, '-').slice(0, 80)
   const dir = join(shotsDir, 'failed')
   mkdirSync(dir, { recursive: true })
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true }).catch(() => {})
@@ -166,10 +218,31 @@ async function keepFailure(page: Page) {
   console.error(`failed test: screenshot and DOM in ${dir}/${name}.{png,html}`)
 }
 
+/** Lets the turns and loads the fake holds on name (a turn's hold, the script's holdLoads) go on. */
+export async function release(fake: FakeOllama, name: string) {
+  const res = await fetch(`${fake.url}/_fake/release`, { method: 'POST', body: JSON.stringify({ name }) })
+  if (!res.ok) throw new Error(`fake Ollama refused the release: HTTP ${res.status} ${await res.text()}`)
+}
+
+/** Replaces the fake's whole script (models, turns, rules, holds); the tool check's rule is kept. */
+export async function setScript(fake: FakeOllama, script: Record<string, unknown>) {
+  const res = await fetch(`${fake.url}/_fake/script`, {
+    method: 'POST',
+    body: JSON.stringify({ version: '0.17.4', models: defaultModels, rules: [toolCheckRule], ...script }),
+  })
+  if (!res.ok) throw new Error(`fake Ollama refused the script: HTTP ${res.status} ${await res.text()}`)
+}
+
 /** Queues scripted answers in a running fake Ollama (its /_fake/turns control endpoint). */
 export async function queueTurns(fake: FakeOllama, turns: unknown[]) {
   const res = await fetch(`${fake.url}/_fake/turns`, { method: 'POST', body: JSON.stringify(turns) })
   if (!res.ok) throw new Error(`fake Ollama refused the turns: HTTP ${res.status} ${await res.text()}`)
+}
+
+/** Lets the fake's turns held on name answer (Turn.hold). */
+export async function releaseTurns(fake: FakeOllama, name: string) {
+  const res = await fetch(`${fake.url}/_fake/release`, { method: 'POST', body: JSON.stringify({ name }) })
+  if (!res.ok) throw new Error(`fake Ollama refused the release: HTTP ${res.status} ${await res.text()}`)
 }
 
 /** Opens a project the way a drop on the window does, and waits for the workspace view. */

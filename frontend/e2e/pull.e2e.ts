@@ -4,7 +4,7 @@ import { afterAll, afterEach, expect, test } from 'vitest'
 import type { Locator, Page } from 'playwright-core'
 import { see } from './see'
 import { makeProject } from './fixtures'
-import { closeAll, defaultModels, openPage, openProject, shot, startFakeOllama, startGantry, stopAll, tempDirs, type FakeOllama, type Gantry } from './harness'
+import { closeAll, defaultModels, openPage, openProject, shot, startFakeOllama, startGantry, stopAll, tempDirs, toolCheckRule, type FakeOllama, type Gantry } from './harness'
 
 let dirs: ReturnType<typeof tempDirs>
 let gantry: Gantry | undefined
@@ -24,15 +24,23 @@ const library = [
   { name: 'phi3:mini', arch: 'phi3', capabilities: ['completion'], parameterSize: '3.8B', quantization: 'Q4_0', size: 2_176_178_913 },
 ]
 
+/** Starts fake Ollama and Gantry. Downloads stop halfway through the model until `release()`, so
+ * the test looks at (or cancels) one in progress for as long as it needs, however slow the machine. */
 async function start(pullDelayMs: number) {
   fake = await startFakeOllama()
   const res = await fetch(`${fake.url}/_fake/script`, {
     method: 'POST',
-    body: JSON.stringify({ version: '0.17.4', models: defaultModels, library, pullDelayMs }),
+    body: JSON.stringify({ version: '0.17.4', models: defaultModels, library, pullDelayMs, pullHold: true, rules: [toolCheckRule] }),
   })
   expect(res.ok).toBe(true)
   dirs = tempDirs()
   gantry = await startGantry({ ...dirs, ollamaHost: fake.host })
+}
+
+/** Lets the held downloads finish. */
+async function release() {
+  const res = await fetch(`${fake!.url}/_fake/pulls/release`, { method: 'POST' })
+  expect(res.ok).toBe(true)
 }
 
 async function modelsSection(p: Page): Promise<Locator> {
@@ -69,6 +77,7 @@ test('a model downloads with a progress bar in every window, then is listed and 
   await see(otherDialog.getByRole('progressbar', { name: 'Downloading qwen2.5-coder:7b' })).toBeVisible()
   await shot(page, 'pull-progress')
 
+  await release()
   await see(dialog.getByTestId('pull')).toHaveAttribute('data-state', 'done', { timeout: 20_000 })
   await see(bar).toHaveAttribute('aria-valuenow', '100')
   await see(dialog.getByTestId('pull')).toContainText('100%')

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { see } from './see'
-import { shot, openProject, queueTurns, sendTask, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, toolResults, type FakeOllama, type Gantry } from './harness'
+import { shot, openProject, watcherCaughtUp, queueTurns, sendTask, stopAll, closeAll, openPage, startFakeOllama, startGantry, tempDirs, toolResults, type FakeOllama, type Gantry } from './harness'
 import { makeProject } from './fixtures'
 
 let dirs: ReturnType<typeof tempDirs>
@@ -49,8 +49,11 @@ async function runTwoEdits(colorScheme: 'light' | 'dark' = 'light', second = edi
   await box.fill('Edit the readme and main.go')
   await box.press('Enter')
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
-  // The panel shows the run's list at once and reads it again from the disk; a test that changes
-  // a file before that read is in would race it.
+  // The panel shows the run's list at once and reads it again from the disk, and again for each
+  // watcher report of the run's own edits, which may come after the run is done. A test that
+  // changes a file before the last of those reads is in would race it: the read would see the
+  // change before the test acts on the panel.
+  await watcherCaughtUp(page, project)
   await see(page.getByTestId('review-panel')).toHaveAttribute('aria-busy', 'false')
 }
 

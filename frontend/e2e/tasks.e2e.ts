@@ -59,7 +59,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.reload()
     await see(page.getByTestId('task-checklist').getByTestId('task-count')).toContainText('1 of 3 done')
     // …and the conversation goes on with the model it used.
-    expect(await page.getByLabel('Model').inputValue()).toBe('qwen3:4b')
+    await see(page.getByLabel('Model')).toHaveValue('qwen3:4b')
 
     await sendTask(page, 'Finish them')
     await see(page.getByTestId('run-status')).toHaveCount(2)

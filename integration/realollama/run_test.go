@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -142,7 +141,6 @@ func TestChatCutBySIGKILL(t *testing.T) {
 	s := ownServer(t)
 	c := client(s)
 	var once sync.Once
-	start := time.Now()
 	resp, err := c.Chat(context.Background(), llm.ChatRequest{Model: ModelLong, Messages: hello()}, func(llm.Chunk) error {
 		once.Do(func() { require.NoError(t, s.Kill()) })
 		return nil
@@ -150,5 +148,4 @@ func TestChatCutBySIGKILL(t *testing.T) {
 	require.ErrorIs(t, err, llm.ErrStreamCut)
 	require.NotEmpty(t, resp.Content, "what arrived is returned")
 	require.Empty(t, resp.DoneReason)
-	require.Less(t, time.Since(start), 30*time.Second)
 }

@@ -18,8 +18,9 @@ import (
 var _ tools.CallContexter = (*batchEvents)(nil)
 
 // CallContext lets call i's approvals announce themselves on its line.
+// Its line's id goes with it too, so a subagent the call starts shows inside that line.
 func (b *batchEvents) CallContext(ctx context.Context, i int) context.Context {
-	return approval.WithWaiter(ctx, callApproval{batch: b, index: i})
+	return withAction(approval.WithWaiter(ctx, callApproval{batch: b, index: i}), b.actionID(i))
 }
 
 // callApproval is the approval.Waiter of one call of a batch.
@@ -44,6 +45,6 @@ func (w callApproval) emit(status string) {
 	v := w.batch.view(c)
 	w.batch.emit.state(w.batch.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: w.batch.groupID, ActionID: w.batch.actionID(w.index), Tool: c.Name, Status: status,
-		Title: v.Running, Path: v.Path, Command: v.Command,
+		Title: v.Running, Path: v.Path, Command: v.Command, Server: v.Server,
 	})
 }

@@ -201,14 +201,12 @@ func TestApprovalCancelWhilePending(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stopped := make(chan time.Time, 1)
 	go func() {
 		<-f.requested
-		stopped <- time.Now()
 		cancel()
 	}()
+	// Nobody answers the card: only the stop can end this run.
 	res := f.runAs(ctx, "run-1", "run echo ok")
-	require.Less(t, time.Since(<-stopped), time.Second, "a stop ends the run within a second")
 	require.Equal(t, StatusCancelled, res.Status)
 	require.Equal(t, StatusCancelled, f.finished().Status)
 	require.Equal(t, []string{
@@ -245,22 +243,14 @@ func TestApprovalAcceptWithChanges(t *testing.T) {
 	require.Contains(t, told, `-func greet() string { return "hello" }`)
 }
 
-// A stop reaches even a command that ignores SIGTERM within a second, measured from the stop:
-// the terminal's 500 ms grace before SIGKILL is the only wait on the way.
+// A stop reaches even a command that ignores SIGTERM (the terminal's short grace before SIGKILL
+// is the only wait on the way; its tests check that it fits in a second).
 func TestRunStopReachesStubbornCommand(t *testing.T) {
 	t.Parallel()
 	f := newRunFixture(t, []fakeollama.Turn{
-		{Chunks: []fakeollama.Chunk{call("run_terminal_command", map[string]any{"command": "trap '' TERM INT; sleep 30"})}},
+		{Chunks: []fakeollama.Chunk{call("run_terminal_command", map[string]any{"command": "trap '' TERM INT; echo waiting; sleep 1000"})}},
 	}, allowAll)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stopped := make(chan time.Time, 1)
-	go func() {
-		time.Sleep(300 * time.Millisecond)
-		stopped <- time.Now()
-		cancel()
-	}()
-	res := f.run(ctx, "coder", "wait a while")
-	require.Less(t, time.Since(<-stopped), time.Second)
-	require.Equal(t, StatusCancelled, res.Status)
+	runCancelledOn(t, f, "wait a while", commandSaid("waiting"))
+	msgs := f.messages()
+	require.Contains(t, msgs[len(msgs)-1].Content, "cancelled by the user", "the stop ended the command, not its timeout")
 }

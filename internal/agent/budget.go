@@ -67,7 +67,7 @@ func PlanPrompt(in PromptInput, registry *tools.Registry, numCtx int) PromptPlan
 	budget := int(promptShare * float64(numCtx))
 	var plan PromptPlan
 	for _, level := range promptLevels {
-		plan = renderLevel(in, registry, level)
+		plan = renderLevel(in, registry, level, int(lazyShare*float64(numCtx)))
 		if plan.Tokens <= budget {
 			break
 		}
@@ -75,8 +75,9 @@ func PlanPrompt(in PromptInput, registry *tools.Registry, numCtx int) PromptPlan
 	return plan
 }
 
-// renderLevel renders the prompt and tools of one level.
-func renderLevel(in PromptInput, registry *tools.Registry, level PromptLevel) PromptPlan {
+// renderLevel renders the prompt and tools of one level; the tools registered at run time
+// (MCP servers') are listed apart, within lazyBudget tokens, whatever the level.
+func renderLevel(in PromptInput, registry *tools.Registry, level PromptLevel, lazyBudget int) PromptPlan {
 	in.ToolsText, in.MoreTools, in.LeftOut, in.Short = "", "", nil, level == PromptCore
 	if level == PromptLean || level == PromptCore {
 		registry = withoutOptional(registry)
@@ -86,17 +87,21 @@ func renderLevel(in PromptInput, registry *tools.Registry, level PromptLevel) Pr
 	if level != PromptFull {
 		detail = tools.DetailCompact
 	}
-	var core, rest func(tools.Tool) bool
+	core := func(t tools.Tool) bool { return !isLazy(t) }
+	var rest func(tools.Tool) bool
 	if level == PromptCore {
 		// The tools that find, read, change and check code (tools.About.Core) are still
 		// described; the mode's registry already holds only the ones it may use.
-		core = func(t tools.Tool) bool { return tools.AboutOf(t).Core }
-		rest = func(t tools.Tool) bool { return !core(t) }
+		core = func(t tools.Tool) bool { return !isLazy(t) && tools.AboutOf(t).Core }
+		rest = func(t tools.Tool) bool { return !isLazy(t) && !tools.AboutOf(t).Core }
 	}
+	lazyWire, lazyLines, omitted := lazyListing(registry.List(), in.NativeTools, lazyBudget)
+	in.HasLazy = slices.ContainsFunc(registry.List(), isLazy)
+	in.LazyLines, in.LazyOmitted = lazyLines, omitted
 
 	plan := PromptPlan{Level: level, Tools: registry}
 	if in.NativeTools {
-		plan.Wire = registry.OllamaTools(detail, core)
+		plan.Wire = append(registry.OllamaTools(detail, core), lazyWire...)
 		if rest != nil {
 			for _, t := range registry.List() {
 				if rest(t) {

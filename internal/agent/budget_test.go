@@ -114,10 +114,10 @@ func TestPromptLevelsShrink(t *testing.T) {
 	for _, mode := range promptTestModes {
 		reg := budgetModeTools(t, mode)
 		for _, native := range []bool{true, false} {
-			full := renderLevel(budgetInput(mode, native), reg, PromptFull)
-			compact := renderLevel(budgetInput(mode, native), reg, PromptCompact)
-			lean := renderLevel(budgetInput(mode, native), reg, PromptLean)
-			core := renderLevel(budgetInput(mode, native), reg, PromptCore)
+			full := renderLevel(budgetInput(mode, native), reg, PromptFull, 0)
+			compact := renderLevel(budgetInput(mode, native), reg, PromptCompact, 0)
+			lean := renderLevel(budgetInput(mode, native), reg, PromptLean, 0)
+			core := renderLevel(budgetInput(mode, native), reg, PromptCore, 0)
 			require.Less(t, compact.Tokens, full.Tokens, mode)
 			require.Less(t, lean.Tokens, compact.Tokens, mode)
 			require.Less(t, core.Tokens, lean.Tokens, mode)
@@ -132,7 +132,7 @@ func TestPromptLevelsShrink(t *testing.T) {
 func TestPromptCoreNamesTheOtherTools(t *testing.T) {
 	t.Parallel()
 	reg := budgetModeTools(t, ModeAgent)
-	native := renderLevel(budgetInput(ModeAgent, true), reg, PromptCore)
+	native := renderLevel(budgetInput(ModeAgent, true), reg, PromptCore, 0)
 	var names []string
 	for _, w := range native.Wire {
 		names = append(names, w.Function.Name)
@@ -140,7 +140,7 @@ func TestPromptCoreNamesTheOtherTools(t *testing.T) {
 	require.Equal(t, []string{"read_file", "list_files", "search_workspace", "edit_file", "write_file", "run_terminal_command"}, names)
 	require.Contains(t, native.System(), "glob, get_diagnostics, undo_file, undo_turn are not offered")
 
-	text := renderLevel(budgetInput(ModeAgent, false), reg, PromptCore)
+	text := renderLevel(budgetInput(ModeAgent, false), reg, PromptCore, 0)
 	sys := text.System()
 	require.Contains(t, sys, "- edit_file(path: string, edits?: [{old: string, new: string}], old?: string, new?: string): Change part of a file")
 	require.Contains(t, sys, "More tools, same call format:\n- glob(pattern: string, path?: string)\n- get_diagnostics(path: string)")
@@ -156,10 +156,10 @@ func TestPromptCoreNamesTheOtherTools(t *testing.T) {
 	}
 
 	// A tool the person turned off is not the window's doing: it is not named as left out.
-	off := renderLevel(budgetInput(ModeAgent, true), reg.Without([]string{"glob"}), PromptCore)
+	off := renderLevel(budgetInput(ModeAgent, true), reg.Without([]string{"glob"}), PromptCore, 0)
 	require.Equal(t, []string{"get_diagnostics", "undo_file", "undo_turn"}, off.Input.LeftOut)
 
-	review := renderLevel(budgetInput(ModeReview, true), budgetModeTools(t, ModeReview), PromptCore)
+	review := renderLevel(budgetInput(ModeReview, true), budgetModeTools(t, ModeReview), PromptCore, 0)
 	require.Len(t, review.Wire, 4)
 	require.Contains(t, review.Wire[3].Function.Description, "read-only git command")
 	require.Contains(t, review.System(), "git status and git diff")
@@ -190,7 +190,7 @@ func TestPromptLevels(t *testing.T) {
 		for _, native := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s-%s-%s", c.mode, c.level, pathName(native)), func(t *testing.T) {
 				t.Parallel()
-				plan := renderLevel(budgetInput(c.mode, native), budgetModeTools(t, c.mode), c.level)
+				plan := renderLevel(budgetInput(c.mode, native), budgetModeTools(t, c.mode), c.level, 0)
 				got := plan.System()
 				if native {
 					wire, err := json.MarshalIndent(plan.Wire, "", "  ")
@@ -270,7 +270,7 @@ func TestRunSmallWindowText(t *testing.T) {
 	sys := reqs[0].Messages[0].Content
 	require.Empty(t, reqs[0].Tools)
 	require.EqualValues(t, 2048, reqs[0].Options["num_ctx"])
-	require.Contains(t, sys, "- read_file(path: string): Read a text file;", "the compact list")
+	require.Contains(t, sys, "- read_file(path: string, startLine?: integer): Read a text file;", "the compact list")
 	require.NotContains(t, sys, "## read_file")
 	require.LessOrEqual(t, EstimateTokens(sys), 1024)
 }

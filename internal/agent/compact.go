@@ -56,28 +56,17 @@ type contextWindow struct {
 	memory  *sessionMemory
 	seen    int // history messages the memory has observed
 	task    int // index of the run's own message in the history; -1 before the first request
-	meter   *promptMeter
+	started bool
+	// last is how many tokens Ollama counted in the last prompt (0: none since the history
+	// was last compacted): a better measure than the estimate, whose four characters a token
+	// is only an average.
+	last    int
 	sent    int    // history messages in the last request
 	sentSys string // system prompt of the last request
 }
 
 func newContextWindow(prompt PromptInput) *contextWindow {
 	return &contextWindow{prompt: prompt, memory: newSessionMemory(), task: -1}
-}
-
-// promptMeter remembers how many tokens Ollama counted in the last prompt: a better measure
-// than the estimate, whose four characters a token is only an average.
-type promptMeter struct {
-	ChatModel
-	last int
-}
-
-func (p *promptMeter) Chat(ctx context.Context, req llm.ChatRequest, onChunk func(llm.Chunk) error) (llm.Response, error) {
-	resp, err := p.ChatModel.Chat(ctx, req, onChunk)
-	if err == nil {
-		p.last = resp.PromptEvalCount
-	}
-	return resp, err
 }
 
 // observe brings the memory up to date with the history.
@@ -102,25 +91,23 @@ func (a *agentRun) noteStaleFiles(ctx context.Context) error {
 }
 
 // windowedRequest is the next loop request: the system prompt with the current memory, then
-// the history, compacted first when it nears the window.
-func (a *agentRun) windowedRequest(ctx context.Context) []api.Message {
+// the history, compacted first when it nears the window. It also returns the request's
+// expected size in tokens.
+func (a *agentRun) windowedRequest(ctx context.Context) ([]api.Message, int) {
 	w := a.window
-	if w.meter == nil {
-		// Measure the loop's answers; compaction's own call goes to the model directly.
-		w.meter = &promptMeter{ChatModel: a.deps.LLM}
-		a.deps.LLM = w.meter
+	if !w.started {
+		w.started = true
 		w.task = a.hist.lastUserMessage()
 	}
 	w.observe(a.hist)
 	w.prompt.Memory = w.memory.String()
 	a.system = BuildSystemPrompt(w.prompt)
 
-	numCtx := a.info.NumCtx(a.req.NumCtxCap)
-	if before := a.promptTokens(); before > int(compactAt*float64(numCtx)) {
-		a.compact(ctx, before, numCtx)
+	if before := a.promptTokens(); before > int(compactAt*float64(a.numCtx)) {
+		a.compact(ctx, before, compactKeep)
 	}
 	w.sent, w.sentSys = len(a.hist.msgs), a.system
-	return a.hist.request(a.system)
+	return a.hist.request(a.system), a.promptTokens()
 }
 
 // lastUserMessage is the person's latest message: a user message that carries no tool results
@@ -135,19 +122,25 @@ func (h *history) lastUserMessage() int {
 }
 
 // promptTokens estimates the next request: Ollama's count for the last one plus the messages
-// added since, but never below the character estimate, because some Ollama versions leave
-// tokens served from the prompt cache out of prompt_eval_count (ollama/ollama#8008).
+// added since, but never below the character estimate (scaled by the tokenizer's density the
+// session learnt), because some Ollama versions leave tokens served from the prompt cache out
+// of prompt_eval_count (ollama/ollama#8008).
 func (a *agentRun) promptTokens() int {
 	w := a.window
-	n := a.estimatedTokens()
-	if w.meter.last > 0 && w.sent <= len(a.hist.msgs) {
-		n = max(n, w.meter.last+messageTokens(a.hist.msgs[w.sent:])+EstimateTokens(a.system)-EstimateTokens(w.sentSys))
+	n := a.densityTokens()
+	if w.last > 0 && w.sent <= len(a.hist.msgs) {
+		n = max(n, w.last+messageTokens(a.hist.msgs[w.sent:])+EstimateTokens(a.system)-EstimateTokens(w.sentSys))
 	}
 	return n
 }
 
 func (a *agentRun) estimatedTokens() int {
 	return a.fixedTokens() + messageTokens(a.hist.msgs)
+}
+
+// densityTokens is the estimate scaled by what the session learnt of the model's tokenizer.
+func (a *agentRun) densityTokens() int {
+	return int(float64(a.estimatedTokens()) * a.deps.Density.Of(a.req.Model))
 }
 
 // fixedTokens estimates what every request costs before the history: the system prompt as it
@@ -171,28 +164,22 @@ func messageTokens(msgs []api.Message) int {
 }
 
 // compact replaces the older turns with the model's summary of them: the run's task and the
-// recent turns stay verbatim, and the memory stays in the system prompt. When the summary
-// cannot be had, the older turns are dropped and the memory carries what they did.
-func (a *agentRun) compact(ctx context.Context, before, numCtx int) {
+// recent turns stay verbatim (as many as fit in keep of the history's room), and the memory
+// stays in the system prompt. When the summary cannot be had, the older turns are dropped and
+// the memory carries what they did. It reports whether there was anything older to replace.
+func (a *agentRun) compact(ctx context.Context, before int, keep float64) bool {
 	w := a.window
-	msgs := a.hist.msgs
-	room := int(compactAt*float64(numCtx)) - a.fixedTokens()
-	recent := recentTurnsStart(msgs, int(compactKeep*float64(room)))
-	var old []api.Message
-	for i, m := range msgs[:recent] {
-		if i != w.task {
-			old = append(old, m)
-		}
-	}
+	recent, old := a.olderTurns(keep)
 	if len(old) == 0 || ctx.Err() != nil {
-		return // nothing older to give up; Ollama keeps what fits
+		return false // nothing older to give up
 	}
+	msgs := a.hist.msgs
 
 	a.emit.state(ctx, events.Spinner, SpinnerPayload{Label: "Summarising the conversation"})
-	summary, err := a.summarise(ctx, old, numCtx)
+	summary, err := a.summarise(ctx, old)
 	a.emit.state(ctx, events.Spinner, SpinnerPayload{})
 	if ctx.Err() != nil {
-		return
+		return false
 	}
 	payload := ContextCompactedPayload{Before: before, SummarisedMessages: len(old)}
 	var replaced api.Message
@@ -215,9 +202,23 @@ func (a *agentRun) compact(ctx context.Context, before, numCtx int) {
 		w.task = 0
 	}
 	a.hist.replaceBefore(recent, next)
-	w.seen, w.meter.last = len(a.hist.msgs), 0
+	w.seen, w.last = len(a.hist.msgs), 0
 	payload.After = a.estimatedTokens()
 	a.emit.state(ctx, events.ContextCompacted, payload)
+	return true
+}
+
+// olderTurns splits the history for compaction: where the verbatim recent turns start, and the
+// older messages (the run's task aside) a summary would replace.
+func (a *agentRun) olderTurns(keep float64) (recent int, old []api.Message) {
+	room := int(compactAt*float64(a.numCtx)) - a.fixedTokens()
+	recent = recentTurnsStart(a.hist.msgs, int(keep*float64(room)))
+	for i, m := range a.hist.msgs[:recent] {
+		if i != a.window.task {
+			old = append(old, m)
+		}
+	}
+	return recent, old
 }
 
 // recentTurnsStart is where the verbatim tail of the history begins: at an assistant message,
@@ -242,9 +243,10 @@ func recentTurnsStart(msgs []api.Message, budget int) int {
 }
 
 // summarise asks the model, without tools, to summarise the older turns, sent as one clipped
-// transcript so that the request fits whatever the turns held.
-func (a *agentRun) summarise(ctx context.Context, old []api.Message, numCtx int) (string, error) {
-	budget := int(compactInput * float64(numCtx))
+// transcript so that the request fits whatever the turns held. The caller has the run's turn at
+// the model (nextAnswer).
+func (a *agentRun) summarise(ctx context.Context, old []api.Message) (string, error) {
+	budget := int(compactInput * float64(a.numCtx))
 	var parts []string
 	used := 0
 	for i := len(old) - 1; i >= 0; i-- { // the newest turns matter most when not all fit
@@ -258,13 +260,9 @@ func (a *agentRun) summarise(ctx context.Context, old []api.Message, numCtx int)
 	for i := len(parts) - 1; i >= 0; i-- {
 		b.WriteString(parts[i] + "\n\n")
 	}
-	model := a.deps.LLM
-	if w := a.window; w.meter != nil {
-		model = w.meter.ChatModel
-	}
 	// The run's num_ctx, so that Ollama does not reload the model for this call.
-	resp, err := model.Chat(ctx, llm.ChatRequest{
-		Model: a.req.Model, NumCtx: numCtx, NumPredict: compactSummaryTokens,
+	resp, err := a.deps.LLM.Chat(ctx, llm.ChatRequest{
+		Model: a.req.Model, NumCtx: a.numCtx, NumPredict: compactSummaryTokens,
 		Messages: []api.Message{
 			{Role: "system", Content: "You summarise a coding agent's conversation so that it can continue the work."},
 			{Role: "user", Content: "CONVERSATION:\n\n" + b.String() + compactInstruction},

@@ -48,6 +48,12 @@ type RunStartedPayload struct {
 	Plan bool `json:"plan,omitempty"`
 	// GitBranch is what the session's git branch came to; nil when none was asked for.
 	GitBranch *git.BranchOutcome `json:"gitBranch,omitempty"`
+	// Subagent is set when the run is a subagent's: the UI shows it inside the call that
+	// started it.
+	Subagent *SubagentOf `json:"subagent,omitempty"`
+	// Notices are the background tasks whose ends this run was started to hand the model
+	// (Text is then empty), or that came with the person's message.
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 // TextPayload is an assistantText or thinking delta: the whole cleaned text of the answer so far
@@ -74,6 +80,12 @@ type ProgressGroupPayload struct {
 	GroupID   string `json:"groupId"`
 	Iteration int    `json:"iteration"`
 	Title     string `json:"title,omitempty"`
+	// Dialects name the forms the batch's calls were written in when they were read from the
+	// model's text (toolcall's Dialect constants); none for native calls.
+	Dialects []string `json:"dialects,omitempty"`
+	// Rescued: the model can call tools natively, but Ollama's parser missed these calls in
+	// its text, and the run read them from there.
+	Rescued bool `json:"rescued,omitempty"`
 }
 
 // Tool action states.
@@ -109,6 +121,8 @@ type ToolActionPayload struct {
 	Places []tools.Place `json:"places,omitempty"`
 	// Problems are errors the file's language server found after the change, that it brought in.
 	Problems []tools.Problem `json:"problems,omitempty"`
+	// Server is the MCP server the tool comes from (tools.CallView.Server).
+	Server string `json:"server,omitempty"`
 }
 
 // TaskListPayload is the session's task list after a change, whole.
@@ -129,6 +143,12 @@ type RunFinishedPayload struct {
 	FilesChanged []checkpoint.FileChange `json:"filesChanged"`
 	// Truncated: the final answer was cut at the output limit or the context window.
 	Truncated bool `json:"truncated,omitempty"`
+	// ToolUses counts the calls the run made.
+	ToolUses int `json:"toolUses,omitempty"`
+	// Dialects are the forms of the tool calls read from the model's text in this run.
+	Dialects []string `json:"dialects,omitempty"`
+	// RescuedCalls counts native-path calls read from the text because Ollama's parser missed them.
+	RescuedCalls int `json:"rescuedCalls,omitempty"`
 }
 
 // runEmitter sends one run's events. State events are sent even after the run was cancelled

@@ -147,22 +147,20 @@ func (h *history) request(system string, extra ...api.Message) []api.Message {
 	return append(out, extra...)
 }
 
-// assistantMessage is an answer as history keeps it: on the native path thinking, content and
-// tool_calls together (dropping the thinking makes the model lose its chain of thought); on
-// the text path the raw content, calls included, so the model sees what it asked for.
-func assistantMessage(ans answer) api.Message {
-	return api.Message{Role: "assistant", Content: ans.RawText, Thinking: ans.Thinking, ToolCalls: ans.nativeCalls}
-}
-
-// resultMessages feeds a batch's results back, with each message's meta: on the native path
-// one tool message per call, in call order, each naming its tool so the model can match results
-// to calls; on the text path one user message holding them all.
-func resultMessages(path ToolPath, results []toolFeedback) ([]api.Message, []messageMeta) {
-	if path == PathNative {
+// resultMessages feeds a batch's results back, with each message's meta. After native calls
+// (the assistant message's tool_calls, Ollama's own or rescued from the text) it is one tool
+// message per call, in call order, each naming its tool and its call's id so that the chat
+// template pairs results with calls; after calls written as text, one user message holding
+// them all, since a tool message without a call before it is invalid in most templates.
+func resultMessages(calls []api.ToolCall, results []toolFeedback) ([]api.Message, []messageMeta) {
+	if len(calls) > 0 {
 		out := make([]api.Message, len(results))
 		metas := make([]messageMeta, len(results))
 		for i, r := range results {
 			out[i] = api.Message{Role: "tool", ToolName: r.tool, Content: r.content}
+			if i < len(calls) {
+				out[i].ToolCallID = calls[i].ID
+			}
 			metas[i] = messageMeta{Results: []resultMeta{{Tool: r.tool, Meta: r.meta}}}
 		}
 		return out, metas
@@ -188,11 +186,11 @@ type toolFeedback struct {
 	at      time.Time
 }
 
-// resultTimes dates resultMessages' messages: each result when its call finished; the text
-// path's single message when the first of them did, so that nothing a later call of the batch
-// changed looks seen.
-func resultTimes(path ToolPath, results []toolFeedback) []time.Time {
-	if path == PathNative {
+// resultTimes dates resultMessages' messages: each result when its call finished; the single
+// message after text calls when the first of them did, so that nothing a later call of the
+// batch changed looks seen.
+func resultTimes(calls []api.ToolCall, results []toolFeedback) []time.Time {
+	if len(calls) > 0 {
 		out := make([]time.Time, len(results))
 		for i, r := range results {
 			out[i] = r.at

@@ -85,7 +85,7 @@ func TestSessionMemoryTextPath(t *testing.T) {
 	m := newSessionMemory()
 	calls := "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}</tool_call>\n" +
 		"<tool_call>{\"name\": \"run_terminal_command\", \"arguments\": {\"command\": \"ls\"}}</tool_call>"
-	results, _ := resultMessages(PathText, []toolFeedback{
+	results, _ := resultMessages(nil, []toolFeedback{
 		{tool: "read_file", content: "a.go (1 line):\n1\tpackage a"},
 		{tool: "run_terminal_command", content: "a.go\n[exit code 0, 3ms]"},
 	})

@@ -49,6 +49,11 @@ type PromptInput struct {
 	MoreTools string
 	// LeftOut names, on the native path, the mode's tools the window could not afford to send.
 	LeftOut []string
+	// HasLazy says tools registered at run time (MCP servers') are offered; LazyLines lists
+	// them on the text path, and LazyOmitted counts those the budget left out (lazytools.go).
+	HasLazy     bool
+	LazyLines   []string
+	LazyOmitted int
 	// Example is a call in the text path's format, made from the first offered tool that gives
 	// one (tools.About.Example); Hints are the offered tools' lines for CODE NAVIGATION STRATEGY.
 	Example string
@@ -63,8 +68,11 @@ type PromptInput struct {
 	// Rules are the person's own standing instructions from the app settings. Instructions the
 	// project carries (AGENTS.md and the like) come with Project instead.
 	Rules string
-	OS    string
-	Date  string // e.g. "2025-01-15"
+	// Subagent: the run is a subagent's, whose brief comes from another agent and whose final
+	// answer goes back to it.
+	Subagent bool
+	OS       string
+	Date     string // e.g. "2025-01-15"
 }
 
 // BuildSystemPrompt assembles the system prompt from its sections (SPEC §10). Every token here
@@ -79,7 +87,7 @@ func BuildSystemPrompt(in PromptInput) string {
 	if !in.NativeTools {
 		sections = append(sections, toolCallingSection(promptToolCalling, in.Example), toolsSection(in))
 	}
-	sections = append(sections, promptModeText(in.Mode), in.Project.Section(), promptUserContext)
+	sections = append(sections, lazySection(in), promptModeText(in.Mode), subagentSection(in), in.Project.Section(), promptUserContext)
 	sections = append(sections, rulesSection(in))
 	sections = append(sections, navigationSection(in), practiceSection(in), memorySection(in))
 	return joinSections(sections)
@@ -187,6 +195,15 @@ To use a tool, write exactly:
 - The JSON must be valid; "arguments" holds the tool's parameters as listed under TOOLS.
 - You may write several calls in one answer.
 - After your calls, stop and wait: the results arrive in the next message. Never invent results.`
+
+// subagentSection tells a subagent whom it works for: its answer is all the other agent sees.
+func subagentSection(in PromptInput) string {
+	if !in.Subagent {
+		return ""
+	}
+	return "SUBAGENT:\nAnother agent gave you this task as a brief. It sees none of your work, only your final answer. " +
+		"Do what the brief asks and no more, then end with a short report: what you found or changed, with file paths and line numbers, and " + CompletionMarker + "."
+}
 
 func promptModeText(m Mode) string {
 	switch m {

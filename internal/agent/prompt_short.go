@@ -43,7 +43,7 @@ RULES:
 		sections = append(sections, "TOOLS: to save room, "+strings.Join(in.LeftOut, ", ")+
 			" are not offered in this small context window; do the task with the tools you have.")
 	}
-	return append(sections, promptShortModeText(in.Mode), shortProjectSection(in.Project), rulesSection(in), memorySection(in))
+	return append(sections, lazySection(in), promptShortModeText(in.Mode), subagentSection(in), shortProjectSection(in.Project), rulesSection(in), memorySection(in))
 }
 
 // promptShortToolCalling asks for one call at a time: a small model that writes several tends

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,20 @@ type Deps struct {
 	Tools       *tools.Registry
 	Checkpoints CheckpointStarter // nil: changes are not checkpointed
 	Now         func() time.Time  // nil: time.Now
+	// Subagents are the session's subagents: the run hands their notices to the model and
+	// lets its calls start more. nil in a subagent's own run.
+	Subagents *Subagents
+	// Throttle is the least time between two looks at a streaming answer (StreamOptions);
+	// zero means 32 ms.
+	Throttle time.Duration
+	// Density is what the session's runs learnt of the models' tokenizers; nil learns nothing.
+	Density *TokenDensity
+	// Extra are the tools registered at run time (MCP servers'), asked for at each run's start;
+	// status shows what it waits for. Nil: none.
+	Extra func(ctx context.Context, status func(string)) tools.Extension
+	// Queue lines up the model requests of every run sharing the Ollama server; nil sends each
+	// at once.
+	Queue *ModelQueue
 }
 
 // Runner runs the agent's loop (SPEC §3).
@@ -65,6 +80,12 @@ type RunRequest struct {
 	Plan string
 	// GitBranch moves the session onto its own git branch at its first run (the setting).
 	GitBranch bool
+	// Subagent is set for a subagent's run: its events go into the parent's log, linked to the
+	// call that started it.
+	Subagent *SubagentOf
+	// ToolsAsText takes the text path although the model declares native tools: its tool
+	// check found it writing its calls as text (llm.ToolCheck).
+	ToolsAsText bool
 }
 
 // RunResult is how a run ended, as its runFinished event says.
@@ -75,6 +96,14 @@ type RunResult struct {
 	// Truncated is a final answer Ollama cut (done_reason "length": num_predict or the context
 	// window), so the person knows the answer did not end where the model meant it to.
 	Truncated bool
+	// ToolUses counts the calls the run made.
+	ToolUses int
+	// Dialects are the forms of the tool calls read from the model's text in this run (see
+	// toolcall's Dialect constants), in order of first use.
+	Dialects []string
+	// RescuedCalls counts the calls of native-path answers that Ollama's parser missed in the
+	// text and the run read from it.
+	RescuedCalls int
 }
 
 // finishTimeout bounds the saves after the loop, which use a fresh context: a cancelled run
@@ -88,10 +117,12 @@ const doomLoopRepeats = 3
 // status and a message (error nil); the error reports a failure of the machine (the database),
 // after which the run also ended, as failed.
 func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
-	a := &agentRun{
-		deps: r.deps, req: req, calls: map[string]int{},
-		emit: &runEmitter{sink: r.deps.Events, scope: events.Scope{SessionID: req.SessionID, RunID: req.RunID}},
+	scope := events.Scope{SessionID: req.SessionID, RunID: req.RunID}
+	if req.Subagent != nil {
+		scope.SessionID = req.Subagent.SessionID
 	}
+	a := &agentRun{deps: r.deps, shared: r.deps, req: req, calls: map[string]int{}, emit: &runEmitter{sink: r.deps.Events, scope: scope}}
+	defer r.deps.Subagents.runEnded()
 	out, err := a.start(ctx)
 	if err == nil && out.Status == "" {
 		out, err = a.loop(ctx)
@@ -102,8 +133,11 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 // agentRun is the state of one run.
 type agentRun struct {
 	deps Deps
-	req  RunRequest
-	emit *runEmitter
+	// shared are the Runner's deps as they came, before the run wrapped any for itself (the
+	// model's prompt meter): what a subagent it starts works with.
+	shared Deps
+	req    RunRequest
+	emit   *runEmitter
 
 	path   ToolPath
 	info   llm.ModelInfo
@@ -114,10 +148,53 @@ type agentRun struct {
 	wireTokens int
 	hist       *history
 	cp         *checkpoint.Checkpoint
-	wrote      bool           // some file change succeeded
 	checked    bool           // write validation has spoken
 	calls      map[string]int // answers that made each call, by tool and canonical arguments
 	window     *contextWindow // session memory and compaction (compact.go)
+	toolUses   int            // calls made, for RunResult
+
+	// numCtx is the one num_ctx of the run's every request: another would make Ollama load
+	// the model again.
+	numCtx int
+	// all are the session's tools and the run's extra ones (MCP servers'): a call to one of
+	// them written in the text is a call.
+	all *tools.Registry
+	// prompt is the run's prompt input before PlanPrompt; modeTools the mode's tools, of which
+	// the plan offers all or, in a small window, all but the optional ones. budget is the window
+	// the prompt is planned for (smaller once Ollama cut a prompt), level the plan in use, and
+	// loaded counts the lazily described tools whose parameters it shows.
+	prompt    PromptInput
+	modeTools *tools.Registry
+	budget    int
+	level     PromptPlan
+	loaded    int
+	// answers counts the model's answers so far; each answer's events carry its number.
+	answers  int
+	changed  map[string]bool // files the run changed and has not undone (write validation)
+	dialects []string        // forms of the calls read from text, for RunResult
+	rescued  int             // native-path calls read from text, for RunResult
+}
+
+// known reports whether name is one of the session's tools or the run's extra ones: a call to
+// it written in the text is a call (and one the mode does not offer gets a clear refusal), any
+// other is prose.
+func (a *agentRun) known(name string) bool {
+	if a.all != nil {
+		return a.all.Knows(name)
+	}
+	return a.deps.Tools.Knows(name)
+}
+
+// noteDialects records how an answer's calls were written, for the run's end.
+func (a *agentRun) noteDialects(t answerTurn) {
+	for _, d := range t.dialects {
+		if !slices.Contains(a.dialects, d) {
+			a.dialects = append(a.dialects, d)
+		}
+	}
+	if t.rescued {
+		a.rescued += len(t.calls)
+	}
 }
 
 // start looks the model up, saves the message and prepares the loop. A set Status ends the
@@ -126,13 +203,15 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	info, modelErr := a.deps.LLM.Model(ctx, a.req.Model)
 	if modelErr == nil {
 		a.info, a.path = info, PathText
-		if info.Capabilities.Tools {
+		if info.Capabilities.Tools && !a.req.ToolsAsText {
 			a.path = PathNative
 		}
 	}
+	notices := a.deps.Subagents.runStarted()
 	a.emit.state(ctx, events.RunStarted, RunStartedPayload{
 		Mode: a.req.Mode, Model: a.req.Model, Text: a.req.Text, ToolPath: a.path, GitBranch: a.sessionBranch(ctx),
 		Attachments: a.req.Attachments, Plan: strings.TrimSpace(a.req.Plan) != "",
+		Subagent: a.req.Subagent, Notices: notices,
 	})
 
 	content, err := UserMessage(a.req.Text, a.req.Attachments, a.req.Workspace)
@@ -143,8 +222,13 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 	if a.hist, err = loadHistory(ctx, a.deps.Messages, a.req.SessionID, a.req.RunID, a.deps.Now); err != nil {
 		return RunResult{}, err
 	}
-	if err := a.hist.add(ctx, api.Message{Role: "user", Content: content}); err != nil {
+	if err := a.addNotices(ctx, notices); err != nil {
 		return RunResult{}, err
+	}
+	if strings.TrimSpace(content) != "" || len(notices) == 0 {
+		if err := a.hist.add(ctx, api.Message{Role: "user", Content: content}); err != nil {
+			return RunResult{}, err
+		}
 	}
 	if modelErr != nil {
 		return a.modelFailure(ctx, modelErr), nil
@@ -155,21 +239,61 @@ func (a *agentRun) start(ctx context.Context) (RunResult, error) {
 		}
 	}
 
-	registry, err := ModeTools(a.req.Mode, a.deps.Tools)
+	all, err := a.withExtra(ctx)
 	if err != nil {
 		return RunResult{}, err
 	}
-	in := PromptInput{
+	registry, err := ModeTools(a.req.Mode, all)
+	if err != nil {
+		return RunResult{}, err
+	}
+	a.modeTools = registry
+	a.tools = &toolRunner{registry: registry, root: a.req.Workspace, emit: a.emit}
+	a.prompt = PromptInput{
 		Mode: a.req.Mode, Workspace: a.req.Workspace, WorkspaceName: filepath.Base(a.req.Workspace),
 		NativeTools: a.path == PathNative, Project: project.Discover(a.req.Workspace),
-		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"),
+		OS: runtime.GOOS, Date: a.deps.Now().Format("2006-01-02"), Subagent: a.req.Subagent != nil,
 	}
-	plan := PlanPrompt(in, registry, a.info.NumCtx(a.req.NumCtxCap))
-	a.tools = &toolRunner{registry: plan.Tools, root: a.req.Workspace, emit: a.emit}
-	a.wire, a.wireTokens = plan.Wire, wireTokens(plan.Wire)
-	a.system = plan.System()
-	a.window = newContextWindow(plan.Input)
+	a.all = all
+	a.numCtx = a.info.NumCtx(a.req.NumCtxCap)
+	a.budget = int(float64(a.numCtx) / a.deps.Density.Of(a.req.Model))
+	a.window = newContextWindow(a.prompt)
+	a.plan()
 	return RunResult{}, nil
+}
+
+// withExtra is the session's tools and those registered at run time (MCP servers'), which may
+// have to start first: the spinner says so meanwhile.
+func (a *agentRun) withExtra(ctx context.Context) (*tools.Registry, error) {
+	if a.deps.Extra == nil {
+		return a.deps.Tools, nil
+	}
+	ext := a.deps.Extra(ctx, func(label string) { a.emit.state(ctx, events.Spinner, SpinnerPayload{Label: label}) })
+	if len(ext.Tools) == 0 && ext.Resolve == nil {
+		return a.deps.Tools, nil
+	}
+	return a.deps.Tools.Extend(ext)
+}
+
+// plan renders the system prompt and tools for the budget, again whenever a lazily described
+// tool loaded its parameters since: the model then sees them (the native path's tools[] gets
+// the real schema, the text path's prompt the signature).
+func (a *agentRun) plan() {
+	loaded := loadedTools(a.modeTools)
+	if a.level.Tools != nil && loaded == a.loaded {
+		return
+	}
+	a.usePlan(PlanPrompt(a.prompt, a.modeTools, a.budget))
+	a.loaded = loaded
+}
+
+// usePlan makes p the run's prompt level: its tools, tools[] and system prompt.
+func (a *agentRun) usePlan(p PromptPlan) {
+	a.level = p
+	a.tools.registry = p.Tools
+	a.wire, a.wireTokens = p.Wire, wireTokens(p.Wire)
+	a.system = p.System()
+	a.window.prompt = p.Input
 }
 
 func (a *agentRun) maxIterations() int {
@@ -186,35 +310,39 @@ func (a *agentRun) maxIterations() int {
 func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 	n := a.maxIterations()
 	for it := 1; it <= n; it++ {
-		if err := a.noteStaleFiles(ctx); err != nil {
-			return RunResult{}, err
+		ans, err := a.nextAnswer(ctx)
+		var machine errMachine
+		if errors.As(err, &machine) {
+			return RunResult{}, machine.error
 		}
-		ans, err := a.ask(ctx, it, a.windowedRequest(ctx), a.wire)
+		var cut errPromptCut
+		if errors.As(err, &cut) {
+			return RunResult{Status: StatusFailed, Message: cut.Error()}, nil
+		}
 		if err != nil {
 			return a.answerFailure(ctx, ans, err)
 		}
-		calls := ans.calls(a.path)
+		turn := ans.turn(a.path, a.known)
+		calls := turn.calls
+		if err := a.hist.add(ctx, turn.message); err != nil {
+			return RunResult{}, err
+		}
 		if len(calls) == 0 {
-			if err := a.hist.add(ctx, assistantMessage(ans)); err != nil {
-				return RunResult{}, err
-			}
 			if ans.Completed && a.needsWrite() {
 				if err := a.hist.add(ctx, api.Message{Role: "user", Content: a.writeReminder()}); err != nil {
 					return RunResult{}, err
 				}
 				continue
 			}
-			out, err := a.done(ctx, it, ans.Text)
+			out, err := a.done(ctx, ans.Text)
 			out.Truncated = ans.truncated && out.Status == StatusDone
 			return out, err
 		}
 
-		if err := a.hist.add(ctx, assistantMessage(ans)); err != nil {
-			return RunResult{}, err
-		}
+		a.noteDialects(turn)
 		if repeated := a.repeatedCall(calls); repeated != "" {
 			msg := fmt.Sprintf("Stopped: the model made the same call (%s) %d times without getting anywhere. Try rephrasing the task or a larger model.", repeated, doomLoopRepeats)
-			msgs, metas := resultMessages(a.path, notRunFeedback(calls, "Not run: "+msg))
+			msgs, metas := resultMessages(turn.message.ToolCalls, notRunFeedback(calls, "Not run: "+msg))
 			for i, m := range msgs {
 				if err := a.hist.addAt(ctx, m, time.Time{}, metas[i]); err != nil {
 					return RunResult{}, err
@@ -222,10 +350,12 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 			}
 			return RunResult{Status: StatusFailed, Message: msg}, nil
 		}
-		batch := a.tools.run(ctx, it, calls)
-		a.wrote = a.wrote || batch.wrote
-		times := resultTimes(a.path, batch.feedback)
-		msgs, metas := resultMessages(a.path, batch.feedback)
+		a.toolUses += len(calls)
+		batch := a.tools.run(withParent(ctx, a), a.answers, calls, batchOrigin{Dialects: turn.dialects, Rescued: turn.rescued})
+		a.noteChanges(batch.feedback)
+		a.plan()
+		times := resultTimes(turn.message.ToolCalls, batch.feedback)
+		msgs, metas := resultMessages(turn.message.ToolCalls, batch.feedback)
 		for i, m := range msgs {
 			if err := a.hist.addAt(ctx, m, times[i], metas[i]); err != nil {
 				return RunResult{}, err
@@ -236,7 +366,7 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		}
 		if ans.Completed {
 			if !a.needsWrite() {
-				return a.done(ctx, it, ans.Text)
+				return a.done(ctx, ans.Text)
 			}
 			if err := a.hist.add(ctx, api.Message{Role: "user", Content: a.writeReminder()}); err != nil {
 				return RunResult{}, err
@@ -247,16 +377,88 @@ func (a *agentRun) loop(ctx context.Context) (RunResult, error) {
 		"Stopped after %d steps, the most a run may take, before the task was finished. Send a message to let it continue.", n)}, nil
 }
 
-// ask streams one answer into the UI.
-func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, wire api.Tools) (answer, error) {
+// addNotices puts the notices of background tasks that ended into the conversation, each as a
+// message of its own: the model reads them before its next answer.
+func (a *agentRun) addNotices(ctx context.Context, notices []Notice) error {
+	for _, n := range notices {
+		if err := a.hist.add(ctx, api.Message{Role: "user", Content: n.ForModel()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errMachine is a failure of the machine (the database) while asking: the run stops on it.
+type errMachine struct{ error }
+
+// nextAnswer asks for the loop's next answer once it is the run's turn at the model (queue.go),
+// telling the model first what changed while it waited: the files changed on disk, the notices
+// of the background tasks that ended.
+func (a *agentRun) nextAnswer(ctx context.Context) (answer, error) {
+	release, err := a.takeModel(ctx)
+	if err != nil {
+		return answer{}, err
+	}
+	defer release()
+	if err := a.noteStaleFiles(ctx); err != nil {
+		return answer{}, errMachine{err}
+	}
+	if err := a.addNotices(ctx, a.deps.Subagents.take()); err != nil {
+		return answer{}, errMachine{err}
+	}
+	return a.askWindowed(ctx)
+}
+
+// askWindowed asks for the loop's next answer, with the history fitted to the window. An answer
+// to a prompt Ollama cut anyway is set aside and asked for again once (promptcut.go). The run
+// has its turn at the model meanwhile, for the compactions too.
+func (a *agentRun) askWindowed(ctx context.Context) (answer, error) {
+	for retried := false; ; retried = true {
+		msgs, expected := a.windowedRequest(ctx)
+		estimated := a.estimatedTokens() // on the estimate alone, for the density
+		previous := a.window.last        // 0 after a compaction: the history did not just grow
+		a.answers++
+		ans, err := a.ask(ctx, a.answers, msgs, a.wire, expected)
+		if err != nil {
+			return ans, err
+		}
+		count := ans.metrics.PromptEvalCount
+		a.window.last = count
+		if !promptCut(count, a.numCtx, expected, previous) {
+			a.deps.Density.Note(a.req.Model, count, estimated)
+			return ans, nil
+		}
+		cut := PromptCutPayload{Iteration: a.answers, PromptTokens: count, Expected: expected, Window: a.numCtx}
+		if err := a.handleCut(ctx, cut, retried); err != nil {
+			return answer{}, err
+		}
+	}
+}
+
+// ask streams one answer into the UI, after saying what the wait for it is for, and reports how
+// much of the window it used. expected is the request's estimated size in tokens. The caller has
+// the run's turn at the model (takeModel).
+func (a *agentRun) ask(ctx context.Context, iteration int, msgs []api.Message, wire api.Tools, expected int) (answer, error) {
+	if err := a.awaitModel(ctx, expected); err != nil {
+		return answer{}, err
+	}
 	req := llm.ChatRequest{
 		Model: a.req.Model, Messages: msgs, Tools: wire,
-		Think: a.info.Capabilities.Thinking, NumCtx: a.info.NumCtx(a.req.NumCtxCap),
+		Think: a.info.Capabilities.Thinking, NumCtx: a.numCtx,
 	}
-	opts := StreamOptions{TextPath: a.path == PathText, Label: func(name string, args map[string]any) string {
+	opts := StreamOptions{Known: a.known, Throttle: a.deps.Throttle, Label: func(name string, args map[string]any) string {
 		return a.tools.view(tools.Call{Name: name, Args: args}).Spinner
 	}}
-	return streamAnswer(ctx, a.deps.LLM, req, opts, answerSink{ctx: ctx, emit: a.emit, iteration: iteration})
+	started := false
+	ans, err := streamAnswer(ctx, a.deps.LLM, req, a.path, opts, answerSink{ctx: ctx, emit: a.emit, iteration: iteration}, func() {
+		started = true
+		a.answerStarted(ctx)
+	})
+	if !started {
+		a.answerStarted(ctx) // an empty answer, or none: the wait is over all the same
+	}
+	a.reportUsage(ctx, iteration, ans.metrics)
+	return ans, err
 }
 
 // writeTask finds tasks that ask for a change to the files.
@@ -280,10 +482,27 @@ func (a *agentRun) writeReminder() string {
 		"If no change is needed after all, say why and end with " + CompletionMarker + "."
 }
 
+// noteChanges follows the files the run has changed, from the results' metas: a write that
+// left the file as it was reports no change, and an undo takes its files back off the list,
+// so neither counts as the change a task asked for.
+func (a *agentRun) noteChanges(results []toolFeedback) {
+	if a.changed == nil {
+		a.changed = map[string]bool{}
+	}
+	for _, r := range results {
+		for _, c := range r.meta.Changed {
+			a.changed[c.Path] = true
+		}
+		for _, u := range r.meta.Undone {
+			delete(a.changed, u.Path)
+		}
+	}
+}
+
 // needsWrite reports whether a completion should be refused once: agent mode, a task asking for
 // a change, and no change made. The model is told once; a second claim is accepted.
 func (a *agentRun) needsWrite() bool {
-	if a.req.Mode.ReadOnly() || a.wrote || a.checked || !writeTask.MatchString(a.req.Text) {
+	if a.req.Mode.ReadOnly() || len(a.changed) > 0 || a.checked || !writeTask.MatchString(a.req.Text) {
 		return false
 	}
 	a.checked = true
@@ -312,12 +531,18 @@ func (a *agentRun) repeatedCall(calls []tools.Call) string {
 
 // done ends the run with the model's last words, or, when it ended without any, a short
 // summary asked for without tools.
-func (a *agentRun) done(ctx context.Context, iteration int, text string) (RunResult, error) {
+func (a *agentRun) done(ctx context.Context, text string) (RunResult, error) {
 	if strings.TrimSpace(text) != "" {
 		return RunResult{Status: StatusDone, Message: text}, nil
 	}
 	ask := api.Message{Role: "user", Content: "Summarise in two or three sentences what you did in this task and what changed. Do not call tools."}
-	ans, err := a.ask(ctx, iteration+1, a.hist.request(a.system, ask), nil)
+	release, err := a.takeModel(ctx)
+	if err != nil {
+		return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil
+	}
+	a.answers++
+	ans, err := a.ask(ctx, a.answers, a.hist.request(a.system, ask), nil, a.promptTokens()+messageTokens([]api.Message{ask}))
+	release()
 	switch {
 	case ctx.Err() != nil:
 		return RunResult{Status: StatusCancelled, Message: "Stopped."}, nil
@@ -366,6 +591,8 @@ func (a *agentRun) finish(ctx context.Context, out RunResult, runErr error) (Run
 		out = RunResult{Status: StatusCancelled, Message: "Stopped."}
 	}
 	out.FilesChanged = []checkpoint.FileChange{}
+	out.ToolUses = a.toolUses
+	out.Dialects, out.RescuedCalls = a.dialects, a.rescued
 	if a.cp != nil {
 		files, err := a.cp.Files(fctx)
 		if err == nil {

@@ -52,6 +52,12 @@ func newRunFixture(t *testing.T, turns []fakeollama.Turn, approver tools.Approve
 // newRunFixtureWith is newRunFixture with other models.
 func newRunFixtureWith(t *testing.T, models []fakeollama.Model, turns []fakeollama.Turn, approver tools.Approver) *runFixture {
 	t.Helper()
+	return newRunFixtureScript(t, fakeollama.Script{Models: models, Turns: turns}, approver)
+}
+
+// newRunFixtureScript is newRunFixture with the fake's whole script.
+func newRunFixtureScript(t *testing.T, script fakeollama.Script, approver tools.Approver) *runFixture {
+	t.Helper()
 	ctx := context.Background()
 	root := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(root, "main.go"), []byte(runMainGo), 0o644))
@@ -70,7 +76,7 @@ func newRunFixtureWith(t *testing.T, models []fakeollama.Model, turns []fakeolla
 	reg, err := tools.NewBuiltinRegistry(env, terminal.NewSession(root))
 	require.NoError(t, err)
 
-	fake := fakeollama.NewTest(t, fakeollama.Script{Models: models, Turns: turns})
+	fake := fakeollama.NewTest(t, script)
 	base, err := url.Parse(fake.URL())
 	require.NoError(t, err)
 	runner := NewRunner(Deps{LLM: llm.NewClient(base, http.DefaultClient), Events: emitter, Messages: db, Tools: reg, Checkpoints: cps})
@@ -289,6 +295,34 @@ func TestRunWriteValidation(t *testing.T) {
 	require.Contains(t, f.file("main.go"), "hello")
 }
 
+// A write that leaves the file as it was, and a change the model undid again, are not the
+// change the task asked for: the completion is refused once, as with no write at all.
+func TestRunWriteValidationIgnoresNoOpsAndUndos(t *testing.T) {
+	t.Parallel()
+	tests := map[string][]fakeollama.Chunk{
+		"a write of the same content": {call("write_file", map[string]any{"path": "main.go", "content": runMainGo})},
+		"an edit undone in the same batch": {
+			call("edit_file", map[string]any{"path": "main.go", "old": "helo", "new": "hello"}),
+			call("undo_file", map[string]any{"path": "main.go"}),
+		},
+	}
+	for name, chunks := range tests {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newRunFixture(t, []fakeollama.Turn{
+				{Chunks: append(chunks, fakeollama.Chunk{Content: "Fixed. [TASK_COMPLETE]"})},
+				textTurn("No change was needed after all. [TASK_COMPLETE]"),
+			}, allowAll)
+			res := f.run(context.Background(), "coder", "fix the typo in main.go")
+			require.Equal(t, StatusDone, res.Status)
+			require.Equal(t, "No change was needed after all.", res.Message)
+			second := f.fake.Requests()[1].Messages
+			require.Contains(t, second[len(second)-1].Content, "no file has been changed in this run")
+			require.Equal(t, runMainGo, f.file("main.go"))
+		})
+	}
+}
+
 func TestRunDoomLoop(t *testing.T) {
 	t.Parallel()
 	read := fakeollama.Turn{Chunks: []fakeollama.Chunk{call("read_file", map[string]any{"path": "main.go"})}}
@@ -363,34 +397,63 @@ func TestRunCancelDuringStream(t *testing.T) {
 	t.Parallel()
 	f := newRunFixture(t, []fakeollama.Turn{{
 		Chunks:     []fakeollama.Chunk{{Content: "Slowly thinking about it "}, {Content: "word "}, {Content: "by word"}},
-		ChunkDelay: 10 * time.Second,
+		ChunkDelay: time.Hour,
 	}}, allowAll)
-	runCancelled(t, f, "explain main.go")
+	runCancelledOn(t, f, "explain main.go", func(ev events.Event) bool { return ev.Type == events.AssistantText })
 }
 
 func TestRunCancelDuringCommand(t *testing.T) {
 	t.Parallel()
 	f := newRunFixture(t, []fakeollama.Turn{
-		{Chunks: []fakeollama.Chunk{call("run_terminal_command", map[string]any{"command": "sleep 30"})}},
+		{Chunks: []fakeollama.Chunk{call("run_terminal_command", map[string]any{"command": "echo waiting; sleep 1000"})}},
 	}, allowAll)
-	runCancelled(t, f, "wait a while")
+	runCancelledOn(t, f, "wait a while", commandSaid("waiting"))
 	msgs := f.messages()
 	require.Equal(t, "tool", msgs[len(msgs)-1].Role, "the stopped call's result is kept")
+	require.Contains(t, msgs[len(msgs)-1].Content, "cancelled by the user", "the stop ended the command, not its timeout")
 }
 
-func runCancelled(t *testing.T, f *runFixture, task string) {
+// runCancelledOn runs task, stops it at the first posted event for which stop holds, and checks
+// that it ended as cancelled. The runs here would go on for an hour or more otherwise: ending
+// at all shows that the stop reached them (a minute only spares a broken build that hour).
+func runCancelledOn(t *testing.T, f *runFixture, task string, stop func(events.Event) bool) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.emitter.Attach(posterFunc(func(ev events.Event) {
+		if stop(ev) {
+			cancel()
+		}
+	}))
+	ended := make(chan RunResult, 1)
 	go func() {
-		time.Sleep(700 * time.Millisecond)
-		cancel()
+		res, err := f.runner.Run(ctx, RunRequest{SessionID: f.sessionID, RunID: "run-1", Workspace: f.root, Mode: ModeAgent, Model: "coder", Text: task})
+		if err != nil {
+			res.Message = err.Error()
+		}
+		ended <- res
 	}()
-	start := time.Now()
-	res := f.run(ctx, "coder", task)
-	require.Equal(t, StatusCancelled, res.Status)
-	require.Less(t, time.Since(start), 1700*time.Millisecond, "a stop ends the run within a second")
+	var res RunResult
+	select {
+	case res = <-ended:
+	case <-time.After(time.Minute):
+		t.Fatal("the stop did not end the run")
+	}
+	require.Equal(t, StatusCancelled, res.Status, res.Message)
 	require.Equal(t, StatusCancelled, f.finished().Status)
 }
+
+// commandSaid holds for the output event that carries marker: the command is under way.
+func commandSaid(marker string) func(events.Event) bool {
+	return func(ev events.Event) bool {
+		return ev.Type == events.CommandOutput && strings.Contains(string(ev.Payload), marker)
+	}
+}
+
+// posterFunc receives the emitter's events as the UI would, as they are posted.
+type posterFunc func(events.Event)
+
+func (f posterFunc) Post(ev events.Event) { f(ev) }
 
 func TestRunReadOnlyModeRefusesWrites(t *testing.T) {
 	t.Parallel()

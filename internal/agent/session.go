@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"slices"
@@ -20,12 +21,24 @@ import (
 // desktop app keeps one per open session; `gantry run` makes one for its single run.
 type SessionTools struct {
 	db          *store.DB
+	sessionID   string
 	Registry    *tools.Registry // every built-in tool, the disabled ones included
 	Checkpoints *checkpoint.Manager
 
 	env      *tools.Env
 	terminal *terminal.Session
-	disabled []string
+	opts     SessionOptions
+	agents   *Subagents // nil until EnableSubagents
+	density  TokenDensity
+	mcp      ToolSource
+}
+
+// ToolSource adds tools that come and go while the app runs to each run: the person's MCP
+// servers (*mcp.Manager).
+type ToolSource interface {
+	// RunTools are the tools to offer in a run, calling through approver. It may start servers
+	// first and wait for them (ctx is the run's); status hears what it waits for.
+	RunTools(ctx context.Context, approver tools.Approver, status func(string)) tools.Extension
 }
 
 // SessionOptions are the settings that shape a session's tools. The zero value is the built-in
@@ -36,6 +49,10 @@ type SessionOptions struct {
 	TerminalTimeout time.Duration     // for a command that asks for none; 0: the terminal's default
 	Sandbox         terminal.Sandbox  // how commands are confined; the zero value runs them as the user
 	Code            tools.CodeIntel   // the workspace's language servers; nil: none
+	MCP             ToolSource        // the MCP servers' tools; nil: none
+	// Queue lines up the model requests of all runs that share the Ollama server (every
+	// session's, their subagents'); nil sends each at once.
+	Queue *ModelQueue
 }
 
 // NewSessionTools wires the built-in tools of session sessionID over root, asking approver
@@ -51,7 +68,7 @@ func NewSessionTools(db *store.DB, sessionID, root string, approver tools.Approv
 	if err != nil {
 		return nil, err
 	}
-	s := &SessionTools{db: db, Registry: registry, Checkpoints: cps, env: env, terminal: term}
+	s := &SessionTools{db: db, sessionID: sessionID, Registry: registry, Checkpoints: cps, env: env, terminal: term}
 	s.Apply(opts)
 	return s, nil
 }
@@ -67,17 +84,42 @@ func (s *SessionTools) Apply(opts SessionOptions) {
 	s.env.Code = opts.Code
 	s.terminal.SetDefaultTimeout(opts.TerminalTimeout)
 	s.terminal.SetSandbox(opts.Sandbox)
-	s.disabled = slices.Clone(opts.DisabledTools)
+	opts.DisabledTools = slices.Clone(opts.DisabledTools)
+	s.opts = opts
+	s.mcp = opts.MCP
 }
+
+// options are the session's settings, for its subagents' tools.
+func (s *SessionTools) options() SessionOptions { return s.opts }
+
+// EnableSubagents lets the session's runs start subagents (spawn_agent), which d runs: before
+// it, the tool is not offered.
+func (s *SessionTools) EnableSubagents(d Delegation) *Subagents {
+	s.agents = newSubagents(s.db, s.sessionID, s, d)
+	s.env.Agents = s.agents
+	return s.agents
+}
+
+// Subagents are the session's subagents; nil when they are not enabled.
+func (s *SessionTools) Subagents() *Subagents { return s.agents }
 
 // Runner returns a runner over the session's enabled tools. It is cheap, so callers make one
 // per run and a changed Ollama host takes effect at the next run.
 func (s *SessionTools) Runner(model ChatModel, sink EventSink) *Runner {
 	reg := s.Registry
-	if len(s.disabled) > 0 {
-		reg = reg.Without(s.disabled)
+	if len(s.opts.DisabledTools) > 0 {
+		reg = reg.Without(s.opts.DisabledTools)
 	}
-	return NewRunner(Deps{LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints})
+	deps := Deps{
+		LLM: model, Events: sink, Messages: s.db, Tools: reg, Checkpoints: s.Checkpoints,
+		Subagents: s.agents, Density: &s.density, Queue: s.opts.Queue,
+	}
+	if src := s.mcp; src != nil {
+		deps.Extra = func(ctx context.Context, status func(string)) tools.Extension {
+			return src.RunTools(ctx, s.env.Approver, status)
+		}
+	}
+	return NewRunner(deps)
 }
 
 // SessionTitle names a new session after the first line of its first message.

@@ -28,6 +28,14 @@ func staleNotes(req api.ChatRequest) []string {
 	return out
 }
 
+// nextMillisecond waits for the wall clock to enter its next millisecond: a file dated after
+// that is newer, at the history's precision, than everything saved before the call.
+func nextMillisecond(t *testing.T) {
+	t.Helper()
+	now := msTrunc(time.Now())
+	require.Eventually(t, func() bool { return msTrunc(time.Now()).After(now) }, time.Minute, 100*time.Microsecond)
+}
+
 // touch writes a file the way the person's editor would, a moment after the run.
 func touch(t *testing.T, path, content string) {
 	t.Helper()
@@ -56,7 +64,7 @@ func TestStaleFilesAreNamedAtTheNextRunOnce(t *testing.T) {
 		require.Empty(t, staleNotes(req), "nothing changed during the first run")
 	}
 
-	time.Sleep(5 * time.Millisecond)
+	nextMillisecond(t)
 	touch(t, filepath.Join(f.root, "main.go"), "package main // the person's edit\n")
 	require.NoError(t, os.Remove(filepath.Join(f.root, "notes.txt")))
 	run("run-2", "and now?")

@@ -37,9 +37,11 @@ type ToolCallStart struct {
 
 // StreamOptions tunes a StreamProcessor.
 type StreamOptions struct {
-	// TextPath is set when the model writes its tool calls as text (no native tool calling):
-	// the calls are cut out of the visible text and name the spinner.
-	TextPath bool
+	// Known names the run's tools. Calls to them written in the text (the text path's calls,
+	// and on the native path those Ollama's parser missed) are cut out of the visible text and
+	// name the spinner, and a call being written holds the text back. nil shows the text as
+	// written.
+	Known func(name string) bool
 	// Throttle is the least time between two looks at the text; zero means 32 ms.
 	Throttle time.Duration
 	// Now is the clock; nil means time.Now.
@@ -73,7 +75,7 @@ var streamMarkerRe = regexp.MustCompile(`(?i)\s*\[task_complete\]\s*`)
 // concurrent use; the one goroutine reading the stream drives it.
 type StreamProcessor struct {
 	sink     StreamSink
-	textPath bool
+	known    func(name string) bool
 	throttle time.Duration
 	now      func() time.Time
 	label    func(name string, args map[string]any) string
@@ -94,7 +96,7 @@ type StreamProcessor struct {
 
 // NewStreamProcessor returns a processor for one answer.
 func NewStreamProcessor(sink StreamSink, opts StreamOptions) *StreamProcessor {
-	p := &StreamProcessor{sink: sink, textPath: opts.TextPath, throttle: opts.Throttle, now: opts.Now, label: opts.Label}
+	p := &StreamProcessor{sink: sink, known: opts.Known, throttle: opts.Throttle, now: opts.Now, label: opts.Label}
 	if p.label == nil {
 		p.label = func(string, map[string]any) string { return "Working…" }
 	}
@@ -164,22 +166,22 @@ func (p *StreamProcessor) Finish() Result {
 	}
 }
 
-// visible computes the text to show from the raw answer. In the text path toolcall.Remove
-// also cuts an unfinished call at the end, which is what freezes the text at where it stood
-// before the call began: raw JSON never reaches the screen. This is also where the text
-// path's calls, once complete, name the spinner; a cut-off call is left alone, since Extract
-// would repair it into a guess.
+// visible computes the text to show from the raw answer. toolcall.RemoveKnown also cuts an
+// unfinished call (or a marker that may still open one) at the end, which is what freezes the
+// text at where it stood before the call began: raw markup never reaches the screen, in any
+// dialect. This is also where calls written as text, once complete, name the spinner; a
+// cut-off call is left alone, since ExtractKnown would repair it into a guess.
 func (p *StreamProcessor) visible() string {
 	text := streamStripMarker(p.raw.String())
-	if !p.textPath {
+	if p.known == nil {
 		return text
 	}
-	if !toolcall.DetectPartial(text) {
-		if calls := toolcall.Extract(text); len(calls) > 0 {
+	if !toolcall.DetectPartialKnown(text, p.known) {
+		if calls := toolcall.ExtractKnown(text, p.known); len(calls) > 0 {
 			p.setSpinner(p.label(calls[0].Name, calls[0].Arguments))
 		}
 	}
-	return toolcall.Remove(text)
+	return toolcall.RemoveKnown(text, p.known)
 }
 
 func (p *StreamProcessor) showText(visible string) {

@@ -59,19 +59,37 @@ func streamChars(s string, step func(time.Duration, string) streamStep) []stream
 	return out
 }
 
-func newStreamTest(textPath bool) (*StreamProcessor, *streamRecorder, *streamClock) {
+// newStreamTest makes a processor; withTools gives it the built-in tools' names, so that calls
+// to them written as text are cut out of what shows.
+func newStreamTest(withTools bool) (*StreamProcessor, *streamRecorder, *streamClock) {
 	rec := &streamRecorder{}
 	clock := &streamClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
-	p := NewStreamProcessor(rec, StreamOptions{TextPath: textPath, Now: clock.now, Label: builtinLabel})
-	return p, rec, clock
+	opts := StreamOptions{Now: clock.now, Label: builtinLabel}
+	if withTools {
+		opts.Known = builtinKnown
+	}
+	return NewStreamProcessor(rec, opts), rec, clock
+}
+
+// builtinKnown knows the built-in tools' names, as a run with them does.
+func builtinKnown(name string) bool {
+	_, ok := builtinTool(name)
+	return ok
+}
+
+func builtinTool(name string) (tools.Tool, bool) {
+	for _, t := range tools.Builtins(&tools.Env{}, terminal.NewSession(os.TempDir())) {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 // builtinLabel labels calls as a run with the built-in tools does.
 func builtinLabel(name string, args map[string]any) string {
-	for _, t := range tools.Builtins(&tools.Env{}, terminal.NewSession(os.TempDir())) {
-		if t.Name() == name {
-			return tools.ViewOf(t, args).Spinner
-		}
+	if t, ok := builtinTool(name); ok {
+		return tools.ViewOf(t, args).Spinner
 	}
 	return tools.DefaultView(name, args).Spinner
 }
@@ -367,11 +385,17 @@ func TestStreamTextPathFreeze(t *testing.T) {
 	}
 }
 
-// Without the text path, call markup is the model's prose and shows as written.
-func TestStreamNativePathKeepsCallText(t *testing.T) {
+// A call to a name that is not one of the run's tools is the model's prose and shows as
+// written; without any tool names, so does every call.
+func TestStreamUnknownCallIsProse(t *testing.T) {
 	t.Parallel()
-	p, _, _ := newStreamTest(false)
-	answer := "Example:\n<tool_call>{\"name\":\"read_file\",\"arguments\":{}}</tool_call>"
+	p, _, _ := newStreamTest(true)
+	answer := "Example:\n<tool_call>{\"name\":\"get_weather\",\"arguments\":{}}</tool_call>"
+	p.Add(Chunk{Content: answer})
+	require.Equal(t, answer, p.Finish().Text)
+
+	p, _, _ = newStreamTest(false)
+	answer = "Example:\n<tool_call>{\"name\":\"read_file\",\"arguments\":{}}</tool_call>"
 	p.Add(Chunk{Content: answer})
 	require.Equal(t, answer, p.Finish().Text)
 }

@@ -21,14 +21,20 @@ type toolRunner struct {
 // batchOutcome is what a batch came to.
 type batchOutcome struct {
 	feedback []toolFeedback
-	wrote    bool // some call changed a file
 }
 
-func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call) batchOutcome {
+// batchOrigin is how a batch's calls reached the run: read from the text (in which forms), and
+// rescued from a native-path answer.
+type batchOrigin struct {
+	Dialects []string
+	Rescued  bool
+}
+
+func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call, origin batchOrigin) batchOutcome {
 	groupID := fmt.Sprintf("g%d", iteration)
 	running, done := tr.groupTitle(calls)
 	tr.emit.state(ctx, events.ProgressGroupStarted, ProgressGroupPayload{
-		GroupID: groupID, Iteration: iteration, Title: running,
+		GroupID: groupID, Iteration: iteration, Title: running, Dialects: origin.Dialects, Rescued: origin.Rescued,
 	})
 	obs := &batchEvents{ctx: ctx, emit: tr.emit, groupID: groupID, calls: calls, view: tr.view}
 	results := tr.registry.RunBatch(ctx, tr.root, calls, obs)
@@ -38,20 +44,9 @@ func (tr *toolRunner) run(ctx context.Context, iteration int, calls []tools.Call
 
 	out := batchOutcome{feedback: make([]toolFeedback, len(results))}
 	for i, res := range results {
-		kind := tr.kind(res.Call.Name)
-		if !res.Result.Failed() && (kind == tools.KindEdit || kind == tools.KindDelete || kind == tools.KindMove) {
-			out.wrote = true
-		}
 		out.feedback[i] = toolFeedback{tool: res.Call.Name, content: res.Result.Content, meta: res.Result.Meta, at: res.Finished}
 	}
 	return out
-}
-
-func (tr *toolRunner) kind(name string) tools.Kind {
-	if t, ok := tr.registry.Get(name); ok {
-		return t.Kind()
-	}
-	return ""
 }
 
 // view is how a call shows; a call to a tool the run does not have shows by its name.
@@ -96,7 +91,7 @@ func (b *batchEvents) Started(i int, c tools.Call) {
 	v := b.view(c)
 	b.emit.state(b.ctx, events.ToolAction, ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: c.Name, Status: ActionRunning,
-		Title: v.Running, Path: v.Path, Command: v.Command,
+		Title: v.Running, Path: v.Path, Command: v.Command, Server: v.Server,
 	})
 }
 
@@ -108,7 +103,7 @@ func (b *batchEvents) Finished(i int, r tools.CallResult) {
 	v := b.view(r.Call)
 	p := ToolActionPayload{
 		GroupID: b.groupID, ActionID: b.actionID(i), Tool: r.Call.Name, Status: ActionSuccess,
-		Title: v.Done, Path: v.Path, Command: v.Command,
+		Title: v.Done, Path: v.Path, Command: v.Command, Server: v.Server,
 		DurationMs: r.Finished.Sub(r.Started).Milliseconds(),
 	}
 	// The row says what the result's meta says: the file and lines it read or changed, the

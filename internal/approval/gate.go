@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sync"
@@ -65,9 +66,14 @@ func (m *Manager) currentPolicy() Policy {
 type GateOptions struct {
 	Scope     events.Scope // the session and run the events go to
 	Workspace string       // absolute root; project rules are kept per root
-	// Unattended means nobody can answer (`gantry run`, a background subagent): whatever would
-	// ask is denied, and the model is told how a person can allow it.
+	// Unattended means nobody can answer (`gantry run`): whatever would ask is denied, and the
+	// model is told how a person can allow it.
 	Unattended bool
+	// Background is a background subagent's gate: it applies the same policy and rules, and
+	// denies what would need a click, telling its model to leave that to the main agent.
+	Background bool
+	// Subagent names the subagent on its cards ("" for the run itself).
+	Subagent string
 }
 
 // Gate is the tools.Approver of one run: it allows by policy and rules, and asks the Manager's
@@ -122,6 +128,9 @@ func (g *Gate) ApproveCommand(ctx context.Context, c tools.CommandApproval) (too
 	if auto {
 		return tools.Decision{Allowed: true, AutoApproved: true}, nil
 	}
+	if g.opts.Background {
+		return backgroundDenial(fmt.Sprintf("Running `%s`", c.Command)), nil
+	}
 	if g.opts.Unattended {
 		flag := "--yes"
 		if critical {
@@ -145,10 +154,57 @@ func (g *Gate) ApproveEdit(ctx context.Context, e tools.EditApproval) (tools.Dec
 	if p.Mode == ModeFull || (defaultMode && (!e.Sensitive || p.AutoApproveSensitiveEdits)) || g.ruleAllows(req) {
 		return tools.Decision{Allowed: true, AutoApproved: true}, nil
 	}
+	if g.opts.Background {
+		return backgroundDenial("Writing " + e.Path), nil
+	}
 	if g.opts.Unattended {
 		return tools.Decision{Message: fmt.Sprintf("Writing %s needs your approval, and nobody can give it in this run; run again with --yes to allow it.", e.Path), NotAsked: true}, nil
 	}
 	return g.ask(ctx, req)
+}
+
+// ApproveMCP allows an MCP server's tool in full mode, when a rule covers it, and in the
+// default mode when its annotations say it changes nothing; everything else asks, showing the
+// server, the tool and the arguments.
+func (g *Gate) ApproveMCP(ctx context.Context, m tools.MCPApproval) (tools.Decision, error) {
+	whole, card, cut := mcpArguments(m.Arguments)
+	req := Request{
+		Card: Card{
+			Kind: KindMCP, Server: m.Server, ServerSource: m.Source, Tool: m.Tool, ToolTitle: m.Title,
+			ToolSummary: m.Summary, Arguments: card, ArgumentsCut: cut, ReadOnlyHint: m.ReadOnly,
+		},
+		Arguments: whole,
+		Scope:     g.opts.Scope, Workspace: g.opts.Workspace,
+	}
+	p := g.m.currentPolicy()
+	defaultMode := p.Mode == ModeDefault || p.Mode == ""
+	if p.Mode == ModeFull || (defaultMode && m.ReadOnly) || g.ruleAllows(req) {
+		return tools.Decision{Allowed: true, AutoApproved: true}, nil
+	}
+	if g.opts.Unattended {
+		return tools.Decision{Message: fmt.Sprintf("Using %s of the MCP server %s needs your approval, and nobody can give it in this run; run again with --yes to allow it.", m.Tool, m.Server), NotAsked: true}, nil
+	}
+	return g.ask(ctx, req)
+}
+
+// mcpCardArguments bounds the arguments an approval card carries in its event; the card
+// fetches the whole of them with the approval.
+const mcpCardArguments = 4000
+
+// mcpArguments renders arguments as indented JSON, whole and cut for the card.
+func mcpArguments(args map[string]any) (whole, card string, cut bool) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	b, err := json.MarshalIndent(args, "", "  ")
+	if err != nil {
+		b = []byte(fmt.Sprint(args))
+	}
+	whole = string(b)
+	if r := []rune(whole); len(r) > mcpCardArguments {
+		return whole, string(r[:mcpCardArguments]) + "…", true
+	}
+	return whole, whole, false
 }
 
 // ApproveFolderCode runs a program the folder supplies that a tool would run itself (a checker)
@@ -166,6 +222,9 @@ func (g *Gate) ApproveFolderCode(ctx context.Context, f tools.FolderCodeApproval
 // askFolderCode asks the person to run the folder's own code, once per program and run: after
 // a "no", the model's retries do not bring the card back.
 func (g *Gate) askFolderCode(ctx context.Context, req Request) (tools.Decision, error) {
+	if g.opts.Background {
+		return backgroundDenial(fmt.Sprintf("Running `%s`, which %s in a folder that is not trusted,", req.Command, req.FolderCode)), nil
+	}
 	if g.opts.Unattended {
 		return tools.Decision{Message: fmt.Sprintf("Not run: `%s` %s, and the folder is not trusted. "+
 			"Nobody can trust it in this run; a person who trusts this folder's authors can run again with --trust.", req.Command, req.FolderCode), NotAsked: true}, nil
@@ -186,6 +245,12 @@ func (g *Gate) askFolderCode(ctx context.Context, req Request) (tools.Decision, 
 	return d, err
 }
 
+// backgroundDenial is the answer a background subagent gets for what would need a person.
+func backgroundDenial(what string) tools.Decision {
+	return tools.Decision{NotAsked: true, Message: what + " needs the user's approval, which a background task cannot ask for. " +
+		"Do not try it again: finish what you can without it, and say in your final answer what is left for the main agent to do with the user."}
+}
+
 func (g *Gate) ruleAllows(req Request) bool {
 	for _, r := range g.m.rules.Rules() {
 		if r.allows(req, g.opts.Workspace) {
@@ -196,6 +261,7 @@ func (g *Gate) ruleAllows(req Request) bool {
 }
 
 func (g *Gate) ask(ctx context.Context, req Request) (tools.Decision, error) {
+	req.Subagent = g.opts.Subagent
 	d, err := g.m.Request(ctx, req)
 	if err != nil {
 		return tools.Decision{Message: d.Message}, err

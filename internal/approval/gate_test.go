@@ -237,3 +237,35 @@ func TestUnattendedDenialSaysHowToAllow(t *testing.T) {
 
 // trustAll trusts every folder: these tests are about modes and rules, not workspace trust.
 var trustAll = trust.Trusting("/")
+
+// A background subagent asks nobody: the policy and the rules decide, and what would need a
+// click is denied with words for its model. A foreground subagent's cards name it.
+func TestSubagentGates(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder()
+	m := NewManager(rec.emit, &MemoryRuleStore{}, trustAll, Policy{Mode: ModeDefault})
+	bg := m.Gate(GateOptions{Workspace: "/ws", Background: true, Subagent: "Fix the typo"})
+
+	d, err := bg.ApproveEdit(t.Context(), edit("main.go", false))
+	require.NoError(t, err)
+	require.True(t, d.Allowed, "the default mode writes files that are not sensitive, in the background too")
+	d, err = bg.ApproveEdit(t.Context(), edit(".env", true))
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+	require.True(t, d.NotAsked)
+	require.Contains(t, d.Message, "Writing .env needs the user's approval, which a background task cannot ask for")
+	d, err = bg.ApproveCommand(t.Context(), command("npm install"))
+	require.NoError(t, err)
+	require.False(t, d.Allowed)
+	require.Contains(t, d.Message, "what is left for the main agent")
+	rec.requireNoRequest(t)
+
+	fg := m.Gate(GateOptions{Workspace: "/ws", Subagent: "Fix the typo"})
+	done := approveAsync(t.Context(), func(ctx context.Context) (tools.Decision, error) {
+		return fg.ApproveEdit(ctx, edit(".env", true))
+	})
+	p := rec.nextRequest(t)
+	require.Equal(t, "Fix the typo", p.Subagent)
+	require.NoError(t, m.Respond(p.ID, Decision{Allowed: true}))
+	require.True(t, waitGate(t, done).d.Allowed)
+}

@@ -41,6 +41,7 @@ type Kind string
 const (
 	KindCommand Kind = "command"
 	KindEdit    Kind = "edit"
+	KindMCP     Kind = "mcp" // a tool of an MCP server
 )
 
 // Card is what the approval card shows at once, and the approvalRequested payload: small, so
@@ -65,6 +66,22 @@ type Card struct {
 	Existed   bool   `json:"existed,omitempty"`
 	Sensitive bool   `json:"sensitive,omitempty"`
 	Rule      string `json:"rule,omitempty"` // the sensitivity pattern that made it ask
+
+	// Subagent names the subagent that asks (its brief, shortened); "" for the run itself.
+	Subagent string `json:"subagent,omitempty"`
+
+	// An MCP tool: its server, where the server is configured ("settings" or "project"), the
+	// server's name for the tool, its title and summary (the server's words), and the
+	// arguments as the model wrote them, as indented JSON cut to a card's length (Request
+	// holds them whole).
+	Server       string `json:"server,omitempty"`
+	ServerSource string `json:"serverSource,omitempty"`
+	Tool         string `json:"tool,omitempty"`
+	ToolTitle    string `json:"toolTitle,omitempty"`
+	ToolSummary  string `json:"toolSummary,omitempty"`
+	Arguments    string `json:"arguments,omitempty"`
+	ArgumentsCut bool   `json:"argumentsCut,omitempty"`
+	ReadOnlyHint bool   `json:"readOnlyHint,omitempty"`
 }
 
 // Request is one approval. Before and After are whole file contents; they stay out of the event,
@@ -73,6 +90,8 @@ type Request struct {
 	Card
 	Before string `json:"before,omitempty"`
 	After  string `json:"after,omitempty"`
+	// Arguments are an MCP tool's arguments, whole, as indented JSON.
+	Arguments string `json:"arguments,omitempty"`
 
 	Scope events.Scope `json:"-"`
 	// Workspace is the absolute root the request comes from; "always allow" for this project
@@ -294,6 +313,10 @@ func completeDecision(req Request, d Decision) (Decision, error) {
 		return d, errors.New("only an allowed request to run the folder's own code can trust the folder")
 	case d.Always && req.Card.FolderCode != "":
 		return d, errors.New("a program of a folder that is not trusted cannot be always allowed; trust the folder instead")
+	case d.Always && req.Card.Kind == KindMCP && d.RuleScope == ScopeUser && req.Card.ServerSource != mcpFromSettings:
+		// A project's own server is the project's; allowing its tool everywhere would let
+		// another project with a server of that name inherit the rule.
+		return d, errors.New("a tool of this project's own MCP server can only be always allowed in this project")
 	case d.Always && req.Card.Kind == KindEdit && req.Card.Sensitive:
 		// A sensitive file asks every time by design (the file rules); a card cannot undo that.
 		return d, errors.New("edits to a sensitive file cannot be always allowed; change the file rules in Settings instead")

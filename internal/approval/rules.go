@@ -35,9 +35,13 @@ type Rule struct {
 	PathGlob string `json:"pathGlob,omitempty"`
 	// Severity is the worst danger tier a command rule allows: the one of the command it was
 	// made from, so allowing "git push" does not allow "git push --force".
-	Severity  safety.Severity `json:"severity,omitempty"`
-	Scope     RuleScope       `json:"scope"`
-	Workspace string          `json:"workspace,omitempty"` // absolute root, for project rules
+	Severity safety.Severity `json:"severity,omitempty"`
+	// Server and Tool allow one tool of an MCP server (the server's name for it). A user rule
+	// holds for the person's own servers only, a project rule for that project's servers too.
+	Server    string    `json:"server,omitempty"`
+	Tool      string    `json:"tool,omitempty"`
+	Scope     RuleScope `json:"scope"`
+	Workspace string    `json:"workspace,omitempty"` // absolute root, for project rules
 }
 
 // RuleStore keeps the "always allow" rules. The app implements it over its settings, so the
@@ -61,6 +65,10 @@ func (r Rule) validate() error {
 	case KindEdit:
 		if r.PathGlob == "" || r.CommandPrefix != "" || r.Severity != "" || !doublestar.ValidatePattern(r.PathGlob) {
 			return fmt.Errorf("an edit rule needs a valid path pattern and no command (got %q)", r.PathGlob)
+		}
+	case KindMCP:
+		if strings.TrimSpace(r.Server) == "" || strings.TrimSpace(r.Tool) == "" || r.CommandPrefix != "" || r.PathGlob != "" || r.Severity != "" {
+			return errors.New("an MCP rule needs a server and a tool, and no command or path")
 		}
 	default:
 		return fmt.Errorf("unknown rule kind %q", r.Kind)
@@ -91,9 +99,15 @@ func (r Rule) allows(req Request, workspace string) bool {
 	case KindEdit:
 		ok, err := doublestar.Match(r.PathGlob, path.Clean(req.Path))
 		return ok && err == nil
+	case KindMCP:
+		fromSettings := req.ServerSource == mcpFromSettings
+		return r.Server == req.Server && r.Tool == req.Tool && (r.Scope == ScopeProject || fromSettings)
 	}
 	return false
 }
+
+// mcpFromSettings is the ServerSource of the person's own MCP servers (mcp.SourceSettings).
+const mcpFromSettings = "settings"
 
 // ruleFor makes the rule an "always allow" of req stores: the command's leading words, or the
 // file's own path.
@@ -102,9 +116,12 @@ func ruleFor(req Request, scope RuleScope, workspace string) Rule {
 	if scope == ScopeProject {
 		r.Workspace = filepath.Clean(workspace)
 	}
-	if req.Kind == KindCommand {
+	switch req.Kind {
+	case KindCommand:
 		r.CommandPrefix, r.Severity = commandPrefix(req.Command), req.Severity
-	} else {
+	case KindMCP:
+		r.Server, r.Tool = req.Server, req.Tool
+	default:
 		r.PathGlob = escapeGlob(path.Clean(req.Path))
 	}
 	return r

@@ -34,6 +34,10 @@ type Settings struct {
 	NumCtxCap int `json:"numCtxCap"`
 	// MaxIterations bounds the model calls of one run; 0 means the mode's own limit.
 	MaxIterations int `json:"maxIterations"`
+	// ModelRequests is how many model requests Gantry sends Ollama at once, for every session
+	// and subagent together; the others wait in line. 0 means one, as Ollama serves them on a
+	// small machine (OLLAMA_NUM_PARALLEL).
+	ModelRequests int `json:"modelRequests"`
 	// AutoApproveSensitiveEdits writes files the file rules call sensitive without asking, in
 	// the default mode.
 	AutoApproveSensitiveEdits bool `json:"autoApproveSensitiveEdits"`
@@ -58,6 +62,10 @@ type Settings struct {
 	// LanguageServers are programs the person chose instead of the ones Gantry finds, by
 	// language ("go", "typescript", "python", "c", "rust"); absolute paths.
 	LanguageServers map[string]string `json:"languageServers,omitempty"`
+	// MCPServers are the person's MCP servers, {"name": {"command": …} | {"url": …}}, as other
+	// clients write them. Kept as written: internal/mcp reads each entry on its own, so a broken
+	// one is reported in Settings and never costs the rest of the settings.
+	MCPServers json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // FileRule is one sensitive-file rule as settings.json keeps it (safety.FileRule with words
@@ -93,6 +101,8 @@ const (
 	MinNumCtx        = 2048
 	MaxNumCtx        = 1 << 20
 	MaxMaxIterations = 200
+	// MaxModelRequests is more than Ollama serves at once on any one machine.
+	MaxModelRequests = 16
 	// MaxTerminalTimeout matches terminal.MaxTimeout, the cap on any one command.
 	MaxTerminalTimeout = 600
 	// MaxFileRules keeps the list something a person can still read.
@@ -136,6 +146,9 @@ func (s Settings) Validate() error {
 	}
 	if s.MaxIterations < 0 || s.MaxIterations > MaxMaxIterations {
 		return fmt.Errorf("step limit %d must be between 1 and %d (or 0 for the default)", s.MaxIterations, MaxMaxIterations)
+	}
+	if s.ModelRequests < 0 || s.ModelRequests > MaxModelRequests {
+		return fmt.Errorf("model requests at once %d must be between 1 and %d (or 0 for the default)", s.ModelRequests, MaxModelRequests)
 	}
 	if s.TerminalTimeout < 0 || s.TerminalTimeout > MaxTerminalTimeout {
 		return fmt.Errorf("command timeout %d must be between 1 and %d seconds (or 0 for the default)", s.TerminalTimeout, MaxTerminalTimeout)

@@ -30,7 +30,7 @@ func TestAgentSettings(t *testing.T) {
 	require.Equal(t, PermissionDefault, Open(path).Get().PermissionMode, "an older file gets the default mode")
 
 	s := Open(path)
-	want := Settings{PermissionMode: " Ask ", AutoApproveCommands: true, NumCtxCap: 8192, MaxIterations: 40}
+	want := Settings{PermissionMode: " Ask ", AutoApproveCommands: true, NumCtxCap: 8192, MaxIterations: 40, ModelRequests: 2}
 	require.NoError(t, s.Save(want))
 	want.PermissionMode, want.Theme, want.DisabledTools = PermissionAsk, ThemeSystem, []string{}
 	require.Equal(t, want, Open(path).Get())
@@ -41,6 +41,8 @@ func TestAgentSettings(t *testing.T) {
 		{NumCtxCap: MaxNumCtx + 1},
 		{MaxIterations: -1},
 		{MaxIterations: MaxMaxIterations + 1},
+		{ModelRequests: -1},
+		{ModelRequests: MaxModelRequests + 1},
 	} {
 		require.Error(t, s.Save(bad), "%+v", bad)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"gantry/internal/store"
@@ -322,7 +323,10 @@ func TestConcurrentSessionsReplayExactlyWhatWasPosted(t *testing.T) {
 					require.NoError(t, em.EmitDelta(ctx, scope, textDelta, i))
 				}
 				if i%50 == 0 {
-					time.Sleep(time.Millisecond) // let the timer flush some batches too
+					// Wait until this delta has gone out (by the timer, or with another
+					// session's state change), so that timer flushes mix with the emits too.
+					n := i + 1
+					assert.Eventually(t, func() bool { return len(rec.of(scope.SessionID)) >= n }, time.Minute, 100*time.Microsecond)
 				}
 			}
 		}()

@@ -18,6 +18,10 @@ const (
 	// LanguageServers says a language server of the open workspace started or stopped (payload
 	// app.LanguageServerPayload): Settings → Code intelligence reads the statuses again.
 	LanguageServers Type = "languageServers"
+	// MCPServers says an MCP server of the open workspace started, stopped or listed new tools,
+	// or a tool's first call registered its parameters (payload mcp.Event): Settings → Tools
+	// reads the servers again.
+	MCPServers Type = "mcpServers"
 
 	// The agent's run (payloads in internal/agent/events.go). A run is RunStarted, then per
 	// answer AssistantText/Thinking deltas, ThinkingDone and Spinner, then per batch of tool
@@ -45,16 +49,31 @@ const (
 	// FilesChangedOnDisk says the model was told that files it had read or written changed on
 	// disk since (payload agent.FilesChangedOnDiskPayload).
 	FilesChangedOnDisk Type = "filesChangedOnDisk"
+
+	// The model's side of a run (payloads in internal/agent/waiting.go): ModelWaiting says
+	// what the wait before an answer's first token is for (the model loading, the prompt
+	// being read), ContextUsage how much of the context window an answer used, as Ollama
+	// counted it, and PromptCut that Ollama cut the prompt to fit the window.
+	ModelWaiting Type = "modelWaiting"
+	ContextUsage Type = "contextUsage"
+	PromptCut    Type = "promptCut"
+
 	// TaskList is the session's whole task list after a tool changed it (payload
 	// agent.TaskListPayload): the checklist above the chat input shows the latest.
 	TaskList Type = "taskList"
+	// TaskStarted says a background subagent began (payload agent.TaskStartedPayload), and
+	// TaskNotification that one ended, however it ended (payload agent.Notice): the chips above
+	// the input follow them. Every TaskStarted is followed by exactly one TaskNotification.
+	TaskStarted      Type = "taskStarted"
+	TaskNotification Type = "taskNotification"
 )
 
 // All lists every event type, for the mirror test.
 var All = []Type{
-	OllamaStatus, ModelPull, RecentChanged, WorkspaceChanged, LanguageServers,
+	OllamaStatus, ModelPull, RecentChanged, WorkspaceChanged, LanguageServers, MCPServers,
 	RunStarted, AssistantText, Thinking, ThinkingDone, Spinner,
 	ProgressGroupStarted, ToolAction, CommandOutput, ProgressGroupFinished, RunFinished,
 	ApprovalRequested, ApprovalResolved,
-	ContextCompacted, FilesChangedOnDisk, TaskList,
+	ContextCompacted, FilesChangedOnDisk, TaskList, TaskStarted, TaskNotification,
+	ModelWaiting, ContextUsage, PromptCut,
 }

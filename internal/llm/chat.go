@@ -47,14 +47,25 @@ type Response struct {
 // an error carrying the message Ollama sent mid-stream.
 func (c *Client) Chat(ctx context.Context, req ChatRequest, onChunk func(Chunk) error) (Response, error) {
 	wire := chatWireRequest(req)
-	for attempt := 0; ; attempt++ {
-		resp, delivered, err := c.chatOnce(ctx, wire, onChunk)
+	var resp Response
+	err := c.retrying(ctx, func() (delivered bool, err error) {
+		resp, delivered, err = c.chatOnce(ctx, wire, onChunk)
+		return delivered, err
+	})
+	return resp, err
+}
+
+// retrying makes an attempt, and again after a 5xx (a model failing to load, say) with
+// backoff, twice at most and only while the attempt delivered nothing.
+func (c *Client) retrying(ctx context.Context, attempt func() (delivered bool, err error)) error {
+	for n := 0; ; n++ {
+		delivered, err := attempt()
 		var httpErr *HTTPError
-		if delivered || attempt >= len(c.retryDelays) || !errors.As(err, &httpErr) || !httpErr.Retryable() {
-			return resp, err
+		if delivered || n >= len(c.retryDelays) || !errors.As(err, &httpErr) || !httpErr.Retryable() {
+			return err
 		}
-		if !waitRetry(ctx, c.retryDelays[attempt]) {
-			return resp, ctx.Err()
+		if !waitRetry(ctx, c.retryDelays[n]) {
+			return ctx.Err()
 		}
 	}
 }

@@ -27,6 +27,7 @@ type Model struct {
 	ParameterSize string    `json:"parameterSize"`
 	Quantization  string    `json:"quantization"`
 	ModifiedAt    time.Time `json:"modifiedAt"`
+	Digest        string    `json:"digest"` // the installed version
 }
 
 // Status is what the UI shows about the Ollama server.
@@ -77,6 +78,7 @@ func CheckStatus(ctx context.Context, base *url.URL) Status {
 			ParameterSize: m.Details.ParameterSize,
 			Quantization:  m.Details.QuantizationLevel,
 			ModifiedAt:    m.ModifiedAt,
+			Digest:        m.Digest,
 		})
 	}
 	slices.SortFunc(st.Models, func(a, b Model) int { return strings.Compare(a.Name, b.Name) })

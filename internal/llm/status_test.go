@@ -181,7 +181,8 @@ func TestCheckStatusGivesUpOnAHangingServer(t *testing.T) {
 	require.Equal(t, base.Host+" did not answer within 3s", st.Error)
 	require.Contains(t, st.Hint, "restart it")
 	require.GreaterOrEqual(t, elapsed, statusTimeout)
-	require.Less(t, elapsed, statusTimeout+2*time.Second)
+	// The server never answers: this only tells its own limit from a much later one.
+	require.Less(t, elapsed, 10*statusTimeout)
 }
 
 func TestCheckStatusHTTPSToPlainHTTP(t *testing.T) {

@@ -5,7 +5,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"gantry/internal/procgroup"
 
 	"github.com/sourcegraph/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -47,7 +48,7 @@ type Client struct {
 	launch  Launch
 	cmd     *exec.Cmd
 	conn    *jsonrpc2.Conn
-	stderr  *tail
+	stderr  *procgroup.Tail
 	exited  chan struct{} // closed when the process is gone
 	exitErr error
 
@@ -104,7 +105,7 @@ func start(ctx context.Context, spec Spec, root string, l Launch) (*Client, erro
 		return nil, err
 	}
 	c := &Client{
-		spec: spec, root: root, launch: l, cmd: cmd, stderr: &tail{limit: stderrKeep},
+		spec: spec, root: root, launch: l, cmd: cmd, stderr: &procgroup.Tail{Limit: stderrKeep},
 		exited: make(chan struct{}), docs: map[uri.URI]*openDoc{}, diags: map[uri.URI]published{},
 		progress: map[string]string{}, changed: make(chan struct{}),
 	}
@@ -410,7 +411,7 @@ func (c *Client) stoppedErr() error {
 
 func (c *Client) stderrNote() string {
 	if t := strings.TrimSpace(c.stderr.String()); t != "" {
-		return "\n" + lastLines(t, 6)
+		return "\n" + procgroup.LastLines(t, 6)
 	}
 	return ""
 }
@@ -469,6 +470,10 @@ func (c *Client) Diagnostics(ctx context.Context, file string, bound time.Durati
 		return nil, false, err
 	}
 	u := uri.File(file)
+	if c.caps.forwardsTsserver() {
+		items, err := c.tsserverDiagnostics(ctx, file)
+		return items, err == nil, err
+	}
 	if c.caps.has("diagnosticProvider") {
 		var report struct {
 			Kind  string                `json:"kind"`
@@ -523,10 +528,7 @@ func (c *Client) shutdown() {
 // kill ends the server's process group and waits until every process of it is gone.
 func (c *Client) kill() {
 	if c.cmd.Process != nil {
-		pid := c.cmd.Process.Pid
-		members := groupMembers(pid)
-		_ = syscall.Kill(-pid, syscall.SIGKILL)
-		waitGone(members, shutdownTimeout)
+		procgroup.Kill(c.cmd.Process.Pid, shutdownTimeout)
 	}
 	<-c.exited
 	_ = c.conn.Close()
@@ -539,37 +541,6 @@ type pipes struct {
 }
 
 func (p pipes) Close() error { return errors.Join(p.ReadCloser.Close(), p.WriteCloser.Close()) }
-
-// tail keeps the last limit bytes written to it.
-type tail struct {
-	mu    sync.Mutex
-	buf   bytes.Buffer
-	limit int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf.Write(p)
-	if extra := t.buf.Len() - t.limit; extra > 0 {
-		t.buf.Next(extra)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.buf.String()
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
 
 func lastElem(p string) string {
 	p = strings.TrimRight(p, "/")

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"gantry/internal/procgroup"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -22,7 +24,7 @@ func fakeServer(t *testing.T) string {
 }
 
 // groupAlive reports whether any process of pid's process group still exists.
-func groupAlive(pid int) bool { return len(groupMembers(pid)) > 0 }
+func groupAlive(pid int) bool { return len(procgroup.Members(pid)) > 0 }
 
 func TestACrashedServerRestartsOnceThenSaysWhy(t *testing.T) {
 	t.Parallel()

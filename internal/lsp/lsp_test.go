@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -286,4 +288,32 @@ func TestAStandInProgramCountsAsMissing(t *testing.T) {
 			require.Contains(t, st.Detail, "Unknown binary")
 		}
 	}
+}
+
+// typescript-language-server publishes syntax problems before the type checker's; a question
+// asked right after a change gets both, however long the type checker takes.
+func TestTypeScriptDiagnosticsIncludeTheTypeCheckersAtOnce(t *testing.T) {
+	t.Parallel()
+	requireServer(t, "typescript-language-server")
+	root := fixture(t, "tsproj")
+	m := newTestManager(t, root)
+	ctx := context.Background()
+	main := filepath.Join(root, "src", "main.ts")
+	c, err := m.Client(ctx, main, trusted)
+	require.NoError(t, err)
+
+	items, ok, err := c.Diagnostics(ctx, main, IndexWait)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Empty(t, items)
+
+	require.NoError(t, os.WriteFile(main, []byte(readFile(t, main)+"\nexport const n: number = 'text'\n"), 0o644))
+	items, ok, err = c.Diagnostics(ctx, main, IndexWait)
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Len(t, items, 1)
+	require.Contains(t, items[0].Message, "not assignable to type 'number'")
+	require.Equal(t, protocol.DiagnosticSeverityError, items[0].Severity)
+	require.Equal(t, uint32(6), items[0].Range.Start.Line) // after the blank line the fixture ends with
+	require.Equal(t, uint32(13), items[0].Range.Start.Character)
 }

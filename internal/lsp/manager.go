@@ -9,12 +9,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"gantry/internal/ignore"
+	"gantry/internal/procgroup"
 )
 
 // IdleTimeout stops a server nobody asked anything for this long; it starts again on demand.
@@ -315,7 +315,7 @@ func (m *Manager) Statuses(tools string) []Status {
 		switch {
 		case s.client != nil && s.client.Alive():
 			st.State, st.Pid, st.Program = "running", s.client.Pid(), s.client.launch.Program
-			st.RSS = groupRSS(st.Pid)
+			st.RSS = procgroup.RSS(st.Pid)
 			st.Detail = s.client.Indexing()
 		case s.failed != nil:
 			st.State, st.Detail = "failed", s.failed.Error()
@@ -385,24 +385,6 @@ func (m *Manager) Languages() []string {
 	return m.langs
 }
 
-// groupRSS sums the resident memory of the processes in pid's process group (a server and the
-// processes it started), from /proc; 0 where /proc cannot say.
-func groupRSS(pid int) int64 {
-	var total int64
-	for _, p := range groupMembers(pid) {
-		statm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "statm"))
-		if err != nil {
-			continue
-		}
-		// The second field is the resident set, in pages.
-		if f := strings.Fields(string(statm)); len(f) > 1 {
-			pages, _ := strconv.ParseInt(f[1], 10, 64)
-			total += pages * int64(os.Getpagesize())
-		}
-	}
-	return total
-}
-
 // find is spec's program, or "" when there is none or it is only a stand-in (see Spec.Probe).
 // A program the person chose in Settings is taken as it is: if it cannot start, starting it
 // says so.
@@ -435,7 +417,7 @@ func probed(program string, args []string) bool {
 	out, err := exec.CommandContext(ctx, program, args...).CombinedOutput()
 	probeResults[program] = err == nil
 	if err != nil {
-		probeFailures[program] = strings.TrimSpace(lastLines(string(out), 2))
+		probeFailures[program] = strings.TrimSpace(procgroup.LastLines(string(out), 2))
 	}
 	return err == nil
 }

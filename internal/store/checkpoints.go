@@ -38,7 +38,7 @@ type Checkpoint struct {
 // CreateCheckpoint starts the checkpoint of a run. A session runs one run at a time, so any
 // checkpoint of the session still open (its run was cut short by a crash) is closed.
 func (db *DB) CreateCheckpoint(ctx context.Context, sessionID, runID string) (Checkpoint, error) {
-	c := Checkpoint{SessionID: sessionID, RunID: runID, Status: CheckpointOpen, CreatedAt: time.UnixMilli(time.Now().UnixMilli())}
+	c := Checkpoint{SessionID: sessionID, RunID: runID, Status: CheckpointOpen, CreatedAt: time.UnixMilli(db.now().UnixMilli())}
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE checkpoints SET status = ? WHERE session_id = ? AND status = ?`,
 			CheckpointClosed, sessionID, CheckpointOpen); err != nil {
@@ -142,7 +142,7 @@ func (db *DB) AddSnapshot(ctx context.Context, checkpointID int64, path string, 
 				created_dirs = excluded.created_dirs, created_at = excluded.created_at,
 				recorded = 0, result_hash = NULL, status = ?
 			WHERE file_snapshots.status <> ?`,
-			checkpointID, path, priorHash, uint32(p.Mode), string(dirs), time.Now().UnixMilli(),
+			checkpointID, path, priorHash, uint32(p.Mode), string(dirs), db.now().UnixMilli(),
 			SnapshotPending, SnapshotPending)
 		if err != nil {
 			return err

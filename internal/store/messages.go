@@ -35,7 +35,7 @@ func (db *DB) AppendMessage(ctx context.Context, m Message) (int64, error) {
 		meta = string(m.Meta)
 	}
 	if m.Time.IsZero() {
-		m.Time = time.Now()
+		m.Time = db.now()
 	}
 	var seq int64
 	err := db.write(ctx, func(tx *sql.Tx) error {

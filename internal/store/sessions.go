@@ -36,6 +36,8 @@ type Session struct {
 	Model         string    `json:"model"`
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
+	// ParentID is set for a subagent's session: the session whose run started it.
+	ParentID string `json:"parentId,omitempty"`
 }
 
 // CreateSession stores a new session from s's workspace, title, mode and model, and returns it
@@ -45,28 +47,30 @@ func (db *DB) CreateSession(ctx context.Context, s Session) (Session, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return Session{}, fmt.Errorf("creating session id: %w", err)
 	}
-	now := time.Now().UnixMilli()
+	now := db.now().UnixMilli()
 	s.ID = hex.EncodeToString(b[:])
 	s.CreatedAt, s.UpdatedAt = time.UnixMilli(now), time.UnixMilli(now)
 	_, err := db.sql.ExecContext(ctx, `
-		INSERT INTO sessions (id, workspace_path, title, mode, model, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.WorkspacePath, s.Title, s.Mode, s.Model, now, now)
+		INSERT INTO sessions (id, workspace_path, title, mode, model, created_at, updated_at, parent_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.WorkspacePath, s.Title, s.Mode, s.Model, now, now, sql.NullString{String: s.ParentID, Valid: s.ParentID != ""})
 	if err != nil {
 		return Session{}, fmt.Errorf("creating session: %w", err)
 	}
 	return s, nil
 }
 
-const sessionColumns = `id, workspace_path, title, mode, model, created_at, updated_at`
+const sessionColumns = `id, workspace_path, title, mode, model, created_at, updated_at, parent_id`
 
 func scanSession(row interface{ Scan(...any) error }) (Session, error) {
 	var s Session
 	var created, updated int64
-	if err := row.Scan(&s.ID, &s.WorkspacePath, &s.Title, &s.Mode, &s.Model, &created, &updated); err != nil {
+	var parent sql.NullString
+	if err := row.Scan(&s.ID, &s.WorkspacePath, &s.Title, &s.Mode, &s.Model, &created, &updated, &parent); err != nil {
 		return Session{}, err
 	}
 	s.CreatedAt, s.UpdatedAt = time.UnixMilli(created), time.UnixMilli(updated)
+	s.ParentID = parent.String
 	return s, nil
 }
 
@@ -82,10 +86,11 @@ func (db *DB) GetSession(ctx context.Context, id string) (Session, error) {
 	return s, nil
 }
 
-// ListSessions returns a workspace's sessions, the most recently active first.
+// ListSessions returns a workspace's sessions, the most recently active first; subagents'
+// sessions are part of their parent's and not listed.
 func (db *DB) ListSessions(ctx context.Context, workspacePath string) ([]Session, error) {
 	rows, err := db.sql.QueryContext(ctx, `
-		SELECT `+sessionColumns+` FROM sessions WHERE workspace_path = ?
+		SELECT `+sessionColumns+` FROM sessions WHERE workspace_path = ? AND parent_id IS NULL
 		ORDER BY updated_at DESC, rowid DESC`, workspacePath)
 	if err != nil {
 		return nil, fmt.Errorf("listing sessions: %w", err)
@@ -105,14 +110,14 @@ func (db *DB) ListSessions(ctx context.Context, workspacePath string) ([]Session
 // RenameSession sets a session's title.
 func (db *DB) RenameSession(ctx context.Context, id, title string) error {
 	return db.updateSession(ctx, id, "renaming", `UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?`,
-		title, time.Now().UnixMilli(), id)
+		title, db.now().UnixMilli(), id)
 }
 
 // TouchSession records a new message in a session: it moves to the top of its list, and the
 // list shows the mode and model that message used (a chat can switch both as it goes).
 func (db *DB) TouchSession(ctx context.Context, id, mode, model string) error {
 	return db.updateSession(ctx, id, "touching", `UPDATE sessions SET updated_at = ?, mode = ?, model = ? WHERE id = ?`,
-		time.Now().UnixMilli(), mode, model, id)
+		db.now().UnixMilli(), mode, model, id)
 }
 
 func (db *DB) updateSession(ctx context.Context, id, verb, query string, args ...any) error {
@@ -134,7 +139,8 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events WHERE session_id = ?`, id); err != nil {
 			return err
 		}
-		// Messages, checkpoints and their snapshots go with the session (ON DELETE CASCADE).
+		// Messages, checkpoints and their snapshots, and its subagents' sessions with theirs, go
+		// with the session (ON DELETE CASCADE).
 		if _, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
 			return err
 		}

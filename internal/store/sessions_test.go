@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -18,11 +17,11 @@ func createSession(t *testing.T, db *DB, workspace string) Session {
 func TestSessionsCreateGetListRenameTouch(t *testing.T) {
 	t.Parallel()
 	db, _ := openTest(t)
+	tickingClock(db)
 	ctx := context.Background()
 
 	a := createSession(t, db, "/ws")
 	require.Len(t, a.ID, 32)
-	time.Sleep(2 * time.Millisecond)
 	b := createSession(t, db, "/ws")
 	createSession(t, db, "/other")
 
@@ -34,7 +33,6 @@ func TestSessionsCreateGetListRenameTouch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{b.ID, a.ID}, sessionIDs(list), "newest first, other workspaces left out")
 
-	time.Sleep(2 * time.Millisecond)
 	require.NoError(t, db.TouchSession(ctx, a.ID, "plan", "llama3.2:3b"))
 	list, err = db.ListSessions(ctx, "/ws")
 	require.NoError(t, err)
@@ -120,4 +118,29 @@ func countEvents(t *testing.T, db *DB, sessionID string) int {
 	var n int
 	require.NoError(t, db.sql.QueryRow(`SELECT COUNT(*) FROM events WHERE session_id = ?`, sessionID).Scan(&n))
 	return n
+}
+
+func TestASubagentsSessionIsNotListedAndGoesWithItsParent(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	ctx := context.Background()
+	parent := createSession(t, db, "/ws")
+	child, err := db.CreateSession(ctx, Session{WorkspacePath: "/ws", Title: "find the loader", Mode: "explore", ParentID: parent.ID})
+	require.NoError(t, err)
+	got, err := db.GetSession(ctx, child.ID)
+	require.NoError(t, err)
+	require.Equal(t, parent.ID, got.ParentID)
+	_, err = db.AppendMessage(ctx, Message{SessionID: child.ID, Role: "user", Content: "find the loader"})
+	require.NoError(t, err)
+
+	list, err := db.ListSessions(ctx, "/ws")
+	require.NoError(t, err)
+	require.Equal(t, []string{parent.ID}, sessionIDs(list))
+
+	require.NoError(t, db.DeleteSession(ctx, parent.ID))
+	_, err = db.GetSession(ctx, child.ID)
+	require.ErrorIs(t, err, ErrNotFound)
+	msgs, err := db.Messages(ctx, child.ID)
+	require.NoError(t, err)
+	require.Empty(t, msgs)
 }

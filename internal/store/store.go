@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver (pure Go, no cgo)
 )
@@ -29,6 +30,9 @@ var ErrNewerSchema = errors.New("database was created by a newer version of Gant
 type DB struct {
 	sql  *sql.DB
 	path string
+	// now dates what is stored (activity that orders the lists, messages, snapshots); tests
+	// replace it to order events without waiting for the wall clock to move.
+	now func() time.Time
 }
 
 // DefaultDir is <user data dir>/gantry: $XDG_DATA_HOME or ~/.local/share on Linux,
@@ -72,7 +76,7 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
-	db := &DB{sql: sqlDB, path: path}
+	db := &DB{sql: sqlDB, path: path, now: time.Now}
 	if err := db.migrate(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err

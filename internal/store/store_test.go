@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +18,19 @@ func openTest(t *testing.T) (*DB, string) {
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db, dir
+}
+
+// tickingClock makes db date each write one millisecond after the one before: the order of the
+// writes is the order of their times, without waiting for the wall clock to move.
+func tickingClock(db *DB) {
+	var mu sync.Mutex
+	now := time.UnixMilli(1_700_000_000_000)
+	db.now = func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Millisecond)
+		return now
+	}
 }
 
 func TestOpenAppliesMigrationsAndUsesWAL(t *testing.T) {
@@ -80,13 +94,12 @@ func TestNewerSchemaRefusesToOpenAndLeavesFileAlone(t *testing.T) {
 func TestRecentWorkspacesNewestFirstAndTouchMovesToTop(t *testing.T) {
 	t.Parallel()
 	db, _ := openTest(t)
+	tickingClock(db)
 	ctx := context.Background()
 	a, err := db.TouchWorkspace(ctx, "/a", "a")
 	require.NoError(t, err)
-	time.Sleep(2 * time.Millisecond)
 	_, err = db.TouchWorkspace(ctx, "/b", "b")
 	require.NoError(t, err)
-	time.Sleep(2 * time.Millisecond)
 	again, err := db.TouchWorkspace(ctx, "/a", "a")
 	require.NoError(t, err)
 	require.Equal(t, a.ID, again.ID, "reopening keeps the same row")

@@ -16,7 +16,7 @@ type Workspace struct {
 
 // TouchWorkspace records that path was opened now, adding it to the recent list if new.
 func (db *DB) TouchWorkspace(ctx context.Context, path, name string) (Workspace, error) {
-	now := time.Now().UnixMilli()
+	now := db.now().UnixMilli()
 	var w Workspace
 	var opened int64
 	err := db.sql.QueryRowContext(ctx, `

@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -86,17 +87,26 @@ func within(base, p string) (string, bool) {
 	return rel, true
 }
 
-// recordDir makes the shell write its final directory to file however it exits (exit, error,
-// end of script). It shares the command's first line so that bash's "line N" in error messages
-// stays right. A command that sets its own EXIT trap replaces this one; the session then keeps
-// its directory.
+// recordDir makes the shell write its final directory and, under bash, its exported variables
+// to file however it exits (exit, error, end of script). It shares the command's first line so
+// that bash's "line N" in error messages stays right. A command that sets its own EXIT trap
+// replaces this one; the session then keeps its directory and variables.
+//
+// The record is the directory, a line break, then (bash) a NUL and every exported variable as
+// NAME=VALUE with a NUL after each: names come from compgen -e, read into an array by mapfile
+// from a command substitution, which bash waits for, so no process is left behind for the
+// stray check below. set +eu first: the command's own options must not stop the record.
 //
 // In the sandbox the shell also looks for processes still running besides itself and the
 // sandbox's init (PID 1 of its own namespace), with builtins only so the look starts none, and
 // adds strayMark when it finds one: they are about to die with the namespace, unseen from
 // outside.
 func recordDir(command, file string, sandboxed bool) string {
-	record := "pwd -P >| " + shellQuote(file) + " 2>/dev/null"
+	record := "set +eu; pwd -P >| " + shellQuote(file) + " 2>/dev/null"
+	if filepath.Base(shellPath()) == "bash" {
+		record += "; { printf '\\0'; mapfile -t __gantry_names <<< \"$(compgen -e)\"; for __gantry_n in \"${__gantry_names[@]}\"; do " +
+			"[ -n \"$__gantry_n\" ] && printf '%s=%s\\0' \"$__gantry_n\" \"${!__gantry_n}\"; done; } >> " + shellQuote(file) + " 2>/dev/null"
+	}
 	if sandboxed {
 		record += "; for p in /proc/[0-9]*; do case ${p#/proc/} in 1|$$) ;; *) echo " + strayMark +
 			" >> " + shellQuote(file) + "; break;; esac; done"
@@ -106,6 +116,28 @@ func recordDir(command, file string, sandboxed bool) string {
 
 // strayMark follows the directory in the record when background processes were left running.
 const strayMark = "strays"
+
+// record is what a command's shell wrote as it exited.
+type record struct {
+	dir      string // "" when unknown
+	exported []byte // NAME=VALUE entries ending in NUL; nil when the shell wrote none
+	strays   bool
+}
+
+func parseRecord(b []byte) record {
+	dir, rest, _ := bytes.Cut(b, []byte{'\n'})
+	r := record{dir: string(dir)}
+	if len(rest) > 0 && rest[0] == 0 {
+		end := bytes.LastIndexByte(rest, 0)
+		r.exported = rest[1 : end+1]
+		if end == 0 {
+			r.exported = []byte{}
+		}
+		rest = rest[end+1:]
+	}
+	r.strays = bytes.Contains(rest, []byte(strayMark))
+	return r
+}
 
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

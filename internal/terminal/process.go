@@ -16,9 +16,9 @@ const (
 	// stopGrace is shorter because Stop must take effect within a second; it also applies to
 	// background processes left behind, which are not the work the person waited for.
 	stopGrace = 500 * time.Millisecond
-	// linger is how long output may keep coming once the shell has exited: background
+	// outputLinger is how long output may keep coming once the shell has exited: background
 	// processes may still be writing, or may hold the pipe without ever writing.
-	linger = 250 * time.Millisecond
+	outputLinger = 250 * time.Millisecond
 )
 
 // outcome is how a process ended, before it is put into words.
@@ -57,8 +57,10 @@ func environ() []string {
 
 // execute runs argv (the shell, or bwrap with the shell) in dir with env, in a session and
 // process group of its own, feeding the combined output to sink from a single goroutine, and
-// returns once the process, its group and the output are all done with.
-func execute(ctx context.Context, argv []string, dir string, env []string, timeout time.Duration, sink func([]byte)) (outcome, error) {
+// returns once the process, its group and the output are all done with. startLimit starts its
+// time limit, once it is running, and returns what delivers when the limit has run out; linger
+// is how long output may keep coming after the shell exits (outputLinger).
+func execute(ctx context.Context, argv []string, dir string, env []string, startLimit func() <-chan time.Time, linger time.Duration, sink func([]byte)) (outcome, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return outcome{}, fmt.Errorf("terminal: output pipe: %w", err)
@@ -97,8 +99,7 @@ func execute(ctx context.Context, argv []string, dir string, env []string, timeo
 	}()
 
 	var o outcome
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
+	timeUp := startLimit()
 	select {
 	case <-exited:
 		// Processes that closed the pipe may still be on their way out.
@@ -108,7 +109,7 @@ func execute(ctx context.Context, argv []string, dir string, env []string, timeo
 			o.strays = true
 			stopGroup(pgid, stopGrace)
 		}
-	case <-timer.C:
+	case <-timeUp:
 		o.timedOut = true
 		stopGroup(pgid, timeoutGrace)
 	case <-ctx.Done():

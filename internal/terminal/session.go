@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// Session keeps one workspace's working directory across commands, the way a terminal would.
-// It is safe for concurrent use; concurrent commands each start from the directory current when
-// they start, and the last to finish decides where the next one starts.
+// Session keeps one workspace's working directory and exported variables across commands, the
+// way a terminal would (state.go). It is safe for concurrent use; concurrent commands each start
+// from the directory and variables current when they start, and the last to finish decides
+// where the next one starts.
 type Session struct {
 	root     string // absolute, as the person chose it
 	realRoot string // root with symlinks resolved, to compare with pwd -P
@@ -24,6 +25,14 @@ type Session struct {
 	timeout0   time.Duration // for a command that asks for none; the setting
 	sandbox    Sandbox
 	cache      string // the project's writable cache in the sandbox, made at first use
+	state      shellState
+
+	// timeUp starts a command's time limit and says when it has run out; tests replace it to
+	// choose that moment (once the command is under way) instead of racing the clock.
+	timeUp func(limit time.Duration) <-chan time.Time
+	// linger is outputLinger; tests lengthen it so that late output is late by their choice,
+	// not by how busy the machine is.
+	linger time.Duration
 }
 
 // NewSession starts a session in root.
@@ -35,7 +44,7 @@ func NewSession(root string) *Session {
 	if err != nil {
 		real = root
 	}
-	return &Session{root: root, realRoot: real, cwd: root, timeoutCap: MaxTimeout, timeout0: DefaultTimeout}
+	return &Session{root: root, realRoot: real, cwd: root, timeoutCap: MaxTimeout, timeout0: DefaultTimeout, timeUp: time.After, linger: outputLinger}
 }
 
 // SetDefaultTimeout sets the timeout of a command that asks for none (the person's setting);
@@ -118,7 +127,9 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 	defer os.Remove(dirFile.Name())
 
 	argv := []string{shellPath(), "-c", recordDir(command, dirFile.Name(), sb.Enabled)}
-	env := append(environ(), opts.Env...)
+	s.mu.Lock()
+	env := append(s.state.apply(environ(), opts.Untrusted, s.root, s.realRoot), opts.Env...)
+	s.mu.Unlock()
 	var watch func([]byte) bool
 	if sb.Enabled {
 		cache := s.cacheDir()
@@ -135,14 +146,17 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 			opts.Output(bytes.Clone(p))
 		}
 	}
-	o, err := execute(ctx, argv, dir, env, timeout, sink)
+	o, err := execute(ctx, argv, dir, env, func() <-chan time.Time { return s.timeUp(timeout) }, s.linger, sink)
 	if err != nil {
 		return res, err
 	}
 	ended, _ := os.ReadFile(dirFile.Name())
-	endedDir, more, _ := strings.Cut(string(ended), "\n")
-	notes = append(notes, s.settle(endedDir)...)
-	if strings.Contains(more, strayMark) {
+	rec := parseRecord(ended)
+	notes = append(notes, s.settle(rec.dir)...)
+	if rec.exported != nil {
+		notes = append(notes, s.keep(env, opts.Env, rec.exported, opts.Untrusted)...)
+	}
+	if rec.strays {
 		// In the sandbox they died with its process namespace; the shell saw them first.
 		o.strays = true
 	}
@@ -163,6 +177,15 @@ func (s *Session) Run(ctx context.Context, command, cwd string, opts Options) (R
 	res.TotalLines = lines
 	res.Sandboxed = sb.Enabled
 	return res, nil
+}
+
+// keep takes over what the command exported as it exited (env is what it started with, given
+// what it alone was given), and returns the note for the model.
+func (s *Session) keep(env, given []string, exported []byte, untrusted bool) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	changed := s.state.learn(env, given, exported)
+	return stateNote(changed, &s.state, untrusted, []string{s.root, s.realRoot})
 }
 
 // realDir is dir (spelled from the root) spelled from the real root: only that is bound in the

@@ -42,8 +42,11 @@ type Options struct {
 	// chunk is the callee's to keep. The command waits while Output runs, so it must be quick.
 	Output func(chunk []byte)
 	// Env is added to the command's environment (git's safety settings in a folder the
-	// person has not trusted).
+	// person has not trusted); it wins over what the session kept from earlier commands.
 	Env []string
+	// Untrusted: the workspace is a folder the person has not trusted, so what earlier
+	// commands exported that could run its code is not carried over (state.go).
+	Untrusted bool
 }
 
 // Result is what happened to one command. A command that fails is a Result, not an error.

@@ -158,6 +158,8 @@ func TestLinearTime(t *testing.T) {
 		DetectPartialKnown(text, isKnownTool)
 		ExtractKnown(text, isKnownTool)
 		RemoveKnown(text, isKnownTool)
-		require.Less(t, time.Since(start), 5*time.Second, "input %.40q", text)
+		// Quadratic work on a megabyte would take hours; linear takes milliseconds, and a minute
+		// tells the two apart however busy the machine (make bench measures the speed).
+		require.Less(t, time.Since(start), time.Minute, "input %.40q", text)
 	}
 }

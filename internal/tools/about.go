@@ -45,6 +45,8 @@ type CallView struct {
 	Spinner string // while the model is still writing the call: "Reading main.go…"
 	Path    string // the file it names, as the model wrote it; "" when none
 	Command string // the shell command it runs, shown as a terminal block; "" when none
+	// Server is the MCP server the tool comes from, which the row names; "" for Gantry's own.
+	Server string
 }
 
 // Described is a tool that says how it is presented; Define's tools are.
@@ -179,6 +181,7 @@ var (
 	CategoryEdit      = Category{ID: "edit", Title: editTitle}
 	CategoryExecute   = Category{ID: "execute", Title: executeTitle}
 	CategoryTasks     = fixedCategory("tasks", "Updating the task list", "Updated the task list")
+	CategoryDelegate  = fixedCategory("delegate", "Delegating", "Delegated")
 	CategoryOther     = Category{ID: "other", Title: StepsTitle}
 )
 

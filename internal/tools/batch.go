@@ -141,6 +141,8 @@ func (r *Registry) runOne(ctx context.Context, i int, p plannedCall, obs BatchOb
 		res.Result = *p.failed
 	case ctx.Err() != nil:
 		res.Result = Fail(ErrCancelled, "%s was not run: the run was stopped.", p.call.Name)
+	case IsLazy(p.tool) && !p.loadArgs(ctx, &res.Result):
+		// Its first call's arguments did not fit the parameters it loaded: the result says so.
 	default:
 		res.Result, res.Err = runGuarded(ctx, p, obs.Output(i))
 		if res.Err != nil {
@@ -155,6 +157,18 @@ func (r *Registry) runOne(ctx context.Context, i int, p plannedCall, obs BatchOb
 	res.Finished = time.Now()
 	obs.Finished(i, res)
 	return res
+}
+
+// loadArgs loads a lazy tool's parameters before its first call and checks the call against
+// them; false (with failed set) when the arguments do not fit.
+func (p *plannedCall) loadArgs(ctx context.Context, failed *Result) bool {
+	args, res := loadParams(ctx, p.tool.(LazyTool), p.call.Args)
+	if res != nil {
+		*failed = *res
+		return false
+	}
+	p.args = args
+	return true
 }
 
 // runGuarded turns a panicking tool into a failed call instead of a crashed app.

@@ -16,6 +16,9 @@ type stepParams struct {
 	Delay int    `json:"delay,omitempty"`
 	Fail  bool   `json:"fail,omitempty"`
 	Panic bool   `json:"panic,omitempty"`
+	// Together: the call waits until every call of the batch marked so has started, so they
+	// can only finish if they run at the same time.
+	Together bool `json:"together,omitempty"`
 }
 
 // recorder logs when each call starts and ends, to check what overlapped.
@@ -24,6 +27,27 @@ type recorder struct {
 	events []string
 	active atomic.Int32
 	peak   atomic.Int32
+	// together is how many calls wait for each other (see stepParams.Together); allIn is
+	// closed when the last of them has started.
+	together, arrived int
+	allIn             chan struct{}
+	// running, when set, hears each call's "name path" once it is under way.
+	running chan string
+}
+
+// expectTogether makes the next n calls marked Together wait for each other.
+func (r *recorder) expectTogether(n int) {
+	r.together, r.allIn = n, make(chan struct{})
+}
+
+// arrive counts a Together call in and returns the channel closed once all have arrived.
+func (r *recorder) arrive() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.arrived++; r.arrived == r.together {
+		close(r.allIn)
+	}
+	return r.allIn
 }
 
 func (r *recorder) log(s string) {
@@ -46,6 +70,16 @@ func (r *recorder) tool(name string, kind Kind) Tool {
 		defer r.log("end " + name + " " + p.Path)
 		if p.Panic {
 			panic("boom")
+		}
+		if r.running != nil {
+			r.running <- name + " " + p.Path
+		}
+		if p.Together {
+			select {
+			case <-r.arrive():
+			case <-ctx.Done():
+				return Fail(ErrCancelled, "interrupted before the others started"), nil
+			}
 		}
 		select {
 		case <-time.After(time.Duration(p.Delay) * time.Millisecond):
@@ -71,6 +105,19 @@ func call(name, path string, delay int) Call {
 	return Call{Name: name, Args: map[string]any{"path": path, "delay": delay}}
 }
 
+// together is a call that waits until the others marked so have started (see recorder).
+func together(name, path string) Call {
+	return Call{Name: name, Args: map[string]any{"path": path, "together": true}}
+}
+
+// overlapCtx bounds a batch whose calls wait for each other: if they did not run at the same
+// time they would wait for ever, and end cancelled after a minute instead.
+func overlapCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func indexOf(events []string, e string) int {
 	for i, x := range events {
 		if x == e {
@@ -83,24 +130,25 @@ func indexOf(events []string, e string) int {
 func TestReadsRunTogetherAndResultsKeepOrder(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
+	rec.expectTogether(3)
 	r := newBatchRegistry(t, rec)
 	root := t.TempDir()
-	calls := []Call{call("read", "a", 150), call("read", "b", 10), call("read", "c", 80)}
-	start := time.Now()
-	res := r.RunBatch(context.Background(), root, calls, nil)
-	require.Less(t, time.Since(start), 400*time.Millisecond, "three reads overlapped")
+	calls := []Call{together("read", "a"), together("read", "b"), together("read", "c")}
+	res := r.RunBatch(overlapCtx(t), root, calls, nil)
+	require.Equal(t, []string{"read a", "read b", "read c"}, []string{res[0].Result.Content, res[1].Result.Content, res[2].Result.Content}, "three reads overlapped")
 	require.EqualValues(t, 3, rec.peak.Load())
-	require.Equal(t, []string{"read a", "read b", "read c"}, []string{res[0].Result.Content, res[1].Result.Content, res[2].Result.Content})
 }
 
 func TestEditsOfTheSameFileKeepOrderDifferentFilesOverlap(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
+	rec.expectTogether(2)
 	r := newBatchRegistry(t, rec)
 	root := t.TempDir()
-	r.RunBatch(context.Background(), root, []Call{
-		call("edit", "a.go", 80), call("edit", "b.go", 80), call("edit", "./a.go", 10), call("read", "a.go", 0),
+	res := r.RunBatch(overlapCtx(t), root, []Call{
+		together("edit", "a.go"), together("edit", "b.go"), call("edit", "./a.go", 10), call("read", "a.go", 0),
 	}, nil)
+	require.False(t, res[0].Result.Failed(), res[0].Result.Content)
 	ev := rec.events
 	require.Less(t, indexOf(ev, "end edit a.go"), indexOf(ev, "start edit ./a.go"), "same resolved path in order")
 	require.Less(t, indexOf(ev, "start edit b.go"), indexOf(ev, "end edit a.go"), "different files overlap")
@@ -143,13 +191,16 @@ func TestFailuresDoNotStopTheOthers(t *testing.T) {
 
 func TestCancelInterruptsRunningAndSkipsTheRest(t *testing.T) {
 	t.Parallel()
-	rec := &recorder{}
+	rec := &recorder{running: make(chan string, 2)}
 	r := newBatchRegistry(t, rec)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
-	start := time.Now()
-	res := r.RunBatch(ctx, t.TempDir(), []Call{call("exec", "1", 5000), call("exec", "2", 0)}, nil)
-	require.Less(t, time.Since(start), time.Second)
+	go func() {
+		<-rec.running // the first command is under way
+		cancel()
+	}()
+	// The first command would take an hour: the batch ends because the stop interrupts it.
+	res := r.RunBatch(ctx, t.TempDir(), []Call{call("exec", "1", int(time.Hour/time.Millisecond)), call("exec", "2", 0)}, nil)
+	require.Equal(t, "interrupted", res[0].Result.Content)
 	require.Equal(t, ErrCancelled, res[0].Result.ErrorKind)
 	require.Equal(t, ErrCancelled, res[1].Result.ErrorKind)
 	require.Equal(t, -1, indexOf(rec.events, "start exec 2"), "a call that had not started never starts")

@@ -5,7 +5,7 @@ import "gantry/internal/terminal"
 // Builtins are the workspace tools of SPEC §6, in the order the model sees them: reading and
 // searching first (small models tend to pick from the top), then the code intelligence tools
 // (offered only where a language server exists), then changing, then running, then the task
-// list (offered in sessions that keep one).
+// list and delegation (offered in sessions that keep a list and can start subagents).
 func Builtins(env *Env, session *terminal.Session) []Tool {
 	return []Tool{
 		ReadFile(env),
@@ -30,6 +30,7 @@ func Builtins(env *Env, session *terminal.Session) []Tool {
 		TaskUpdate(env),
 		TaskGet(env),
 		TaskList(env),
+		SpawnAgent(env),
 	}
 }
 

@@ -37,8 +37,8 @@ func TestBuiltinsAreTheSpecTools(t *testing.T) {
 		"run_terminal_command", "get_diagnostics", "undo_file", "undo_turn",
 		"get_document_symbols", "find_definition", "find_references", "find_implementations", "find_symbol",
 		"get_hover_info", "get_call_hierarchy", "get_type_hierarchy",
-		"task_create", "task_update", "task_get", "task_list"}, names)
-	require.Len(t, r.OllamaTools(DetailFull, nil), 22)
+		"task_create", "task_update", "task_get", "task_list", "spawn_agent"}, names)
+	require.Len(t, r.OllamaTools(DetailFull, nil), 23)
 	readOnly := r.OllamaTools(DetailFull, func(tl Tool) bool { return tl.Kind().ReadOnly() })
 	require.Len(t, readOnly, 17, "read, list, glob, search, diagnostics, the eight code intelligence tools and the task list's four")
 }

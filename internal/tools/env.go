@@ -19,6 +19,8 @@ type Env struct {
 	Code CodeIntel
 	// Tasks is the session's task list; nil where none is kept (the task tools are not offered).
 	Tasks Tasks
+	// Agents starts subagents; nil inside a subagent, which may not start its own.
+	Agents Delegator
 }
 
 // CommandApproval asks whether a command may run. Analysis.FolderCode says when it runs code
@@ -51,6 +53,21 @@ type FolderCodeApproval struct {
 	Why     string // what it does, as a verb phrase: "runs the project's own TypeScript compiler (…)"
 }
 
+// MCPApproval asks whether a tool of an MCP server may run with these arguments. The card
+// shows the server, the tool and the arguments as the model wrote them.
+type MCPApproval struct {
+	Server string
+	// Source is where the server is configured: "settings" (the person's own) or "project"
+	// (the trusted project's file); an "always allow" holds for that scope.
+	Source    string
+	Tool      string // the server's name for it
+	Title     string // its title for a person
+	Summary   string // the first sentence of its description (the server's words)
+	Arguments map[string]any
+	// ReadOnly: its annotations say it changes nothing, which may run unasked in the default mode.
+	ReadOnly bool
+}
+
 // Decision is the answer to an approval.
 type Decision struct {
 	Allowed      bool
@@ -69,6 +86,7 @@ type Approver interface {
 	ApproveCommand(ctx context.Context, req CommandApproval) (Decision, error)
 	ApproveEdit(ctx context.Context, req EditApproval) (Decision, error)
 	ApproveFolderCode(ctx context.Context, req FolderCodeApproval) (Decision, error)
+	ApproveMCP(ctx context.Context, req MCPApproval) (Decision, error)
 	// FolderTrusted reports whether the person trusts the workspace to run its own code.
 	FolderTrusted() bool
 }
@@ -114,6 +132,14 @@ func (p PolicyApprover) ApproveEdit(context.Context, EditApproval) (Decision, er
 func (p PolicyApprover) ApproveFolderCode(context.Context, FolderCodeApproval) (Decision, error) {
 	if !p.TrustFolder {
 		return Decision{Message: "This folder is not trusted, so its own programs do not run.", NotAsked: true}, nil
+	}
+	return Decision{Allowed: true, AutoApproved: true}, nil
+}
+
+// ApproveMCP allows what commands may do, and read-only tools always.
+func (p PolicyApprover) ApproveMCP(_ context.Context, req MCPApproval) (Decision, error) {
+	if !p.AllowCommands && !req.ReadOnly {
+		return Decision{Message: "MCP tools that may change things are not allowed in this run.", NotAsked: true}, nil
 	}
 	return Decision{Allowed: true, AutoApproved: true}, nil
 }

@@ -45,7 +45,8 @@ const (
 )
 
 type readFileParams struct {
-	Path string `json:"path" jsonschema:"file to read, relative to the workspace root"`
+	Path      string `json:"path" jsonschema:"file to read, relative to the workspace root"`
+	StartLine int    `json:"startLine,omitempty"`
 }
 
 // ReadFileDisplay is read_file's result for the UI.
@@ -57,6 +58,8 @@ type ReadFileDisplay struct {
 	// TotalAtLeast says counting stopped before the end of a huge file: TotalLines is a lower bound.
 	TotalAtLeast bool `json:"totalAtLeast,omitempty"`
 	Truncated    bool `json:"truncated"`
+	// From is the first line shown, when not 1.
+	From int `json:"from,omitempty"`
 }
 
 var readFileAbout = About{
@@ -70,17 +73,20 @@ var readFileAbout = About{
 
 // ReadFile reads a text file for the model in 100-line chunks, each shown in the UI as its own
 // action. There is deliberately no line-range parameter: a model that could ask for "lines
-// 1–20000" would bypass the cap, so the way to a far part of a file is search_workspace.
+// 1–20000" would bypass the cap and fill its context. It may say where to start (startLine):
+// every call still shows at most the cap from there, so a large file is read a part at a time,
+// each part ending with the startLine that reads on and an outline of the definitions outside
+// it, for a jump to the one the model needs.
 //
 // CRLF line endings are not shown (a "\r" on every line costs tokens and confuses edits); a header
 // line says the file uses them, and "(no newline at end of file)" follows a last line without one.
 func ReadFile(env *Env) Tool {
 	return Define("read_file", KindRead, readFileDescription, readFileAbout, func(ctx context.Context, p readFileParams, out Output) (Result, error) {
-		return readFile(ctx, env, p.Path, out)
+		return readFile(ctx, env, p.Path, max(p.StartLine, 1), out)
 	})
 }
 
-func readFile(ctx context.Context, env *Env, arg string, out Output) (Result, error) {
+func readFile(ctx context.Context, env *Env, arg string, start int, out Output) (Result, error) {
 	abs, rel, failed := resolveForReading(env, arg)
 	if failed != nil {
 		return *failed, nil
@@ -124,12 +130,23 @@ func readFile(ctx context.Context, env *Env, arg string, out Output) (Result, er
 			quotePath(rel), kind, formatSize(fi.Size())), nil
 	}
 
-	rd := fileRead{rel: rel, size: fi.Size()}
+	rd := fileRead{rel: rel, size: fi.Size(), first: start}
+	if start > 1 {
+		switch skipped, err := lr.skip(start-1, &rd.outline); {
+		case errors.Is(err, errScanBudget):
+			return Fail(ErrInvalidArguments, "Line %d of %s is beyond the first %s that read_file looks at (the file is %s). Use search_workspace to find the part you need.",
+				start, quotePath(rel), formatSize(readScanBytes), formatSize(fi.Size())), nil
+		case err != nil:
+			return readFailure(ctx, rel, err)
+		case skipped < start-1 || lr.atEOF():
+			return Fail(ErrInvalidArguments, "%s has %s, so there is no line %d to start from.", quotePath(rel), plural(skipped, "line"), start), nil
+		}
+	}
 	if err := rd.readShown(lr, out); err != nil {
 		return readFailure(ctx, rel, err)
 	}
 	if rd.stop == readStopCapped {
-		switch err := lr.skipRest(); {
+		switch _, err := lr.skip(-1, &rd.outline); {
 		case errors.Is(err, errScanBudget):
 			rd.countStopped = true
 		case err != nil:
@@ -221,8 +238,9 @@ func (b *budgetedReader) Read(p []byte) (int, error) {
 // lineReader splits a file into lines without ever holding more than a cut line of it.
 type lineReader struct {
 	r        *bufio.Reader
-	complete int  // lines read so far that ended in "\n"
-	lastByte byte // last byte read, to tell whether the file ends with "\n"
+	complete int   // lines read so far that ended in "\n"
+	lastByte byte  // last byte read, to tell whether the file ends with "\n"
+	pos      int64 // bytes read so far
 }
 
 // fileLine is one line as the model sees it: without its line ending, cut to readMaxLineBytes.
@@ -245,6 +263,7 @@ func (lr *lineReader) next() (fileLine, error) {
 		if len(frag) > 0 {
 			lr.lastByte = frag[len(frag)-1]
 		}
+		lr.pos += int64(len(frag))
 		body := frag
 		if err == nil {
 			body = frag[:len(frag)-1]
@@ -300,22 +319,91 @@ func (lr *lineReader) next() (fileLine, error) {
 	return ln, nil
 }
 
-// skipRest counts the lines left without keeping any of them.
-func (lr *lineReader) skipRest() error {
-	buf := make([]byte, readBufferBytes)
-	for {
-		n, err := lr.r.Read(buf)
-		if n > 0 {
-			lr.complete += bytes.Count(buf[:n], []byte{'\n'})
-			lr.lastByte = buf[n-1]
+// skip reads past n lines (n < 0: all that are left) without keeping them, noting the lines an
+// outline lists, and returns how many it passed, a last line without "\n" included. Past the
+// outline's reach it only counts line ends, in bulk.
+func (lr *lineReader) skip(n int, o *readOutline) (int, error) {
+	passed, midLine := 0, false
+	for n < 0 || passed < n {
+		if lr.pos >= readOutlineBytes && !midLine {
+			want := -1
+			if n >= 0 {
+				want = n - passed
+			}
+			lines, rest, err := lr.skipBulk(want)
+			passed += lines
+			switch {
+			case err == nil:
+				midLine = rest
+				continue
+			case errors.Is(err, io.EOF):
+				if rest {
+					passed++
+				}
+				return passed, nil
+			default:
+				return passed, err
+			}
 		}
-		if errors.Is(err, io.EOF) {
-			return nil
+		frag, err := lr.r.ReadSlice('\n')
+		if len(frag) > 0 {
+			lr.lastByte = frag[len(frag)-1]
+			if !midLine && lr.pos < readOutlineBytes {
+				o.note(lr.complete+1, frag)
+			}
+			lr.pos += int64(len(frag))
 		}
-		if err != nil {
-			return err
+		switch {
+		case err == nil:
+			lr.complete++
+			passed, midLine = passed+1, false
+		case errors.Is(err, bufio.ErrBufferFull):
+			midLine = true
+		case errors.Is(err, io.EOF):
+			if len(frag) > 0 || midLine {
+				passed++
+			}
+			return passed, nil
+		default:
+			return passed, err
 		}
 	}
+	return passed, nil
+}
+
+// skipBulk passes want whole lines (want < 0: as many as are buffered) from the buffer,
+// counting their ends without looking at them; midLine says it stopped inside a line. It
+// returns the reader's error (io.EOF at the end) once nothing is left to count.
+func (lr *lineReader) skipBulk(want int) (lines int, midLine bool, err error) {
+	buf, err := lr.r.Peek(readBufferBytes)
+	if len(buf) == 0 {
+		return 0, false, err
+	}
+	end := len(buf)
+	if want < 0 {
+		lines = bytes.Count(buf, []byte{'\n'})
+	} else {
+		for i := 0; lines < want; lines++ {
+			j := bytes.IndexByte(buf[i:], '\n')
+			if j < 0 {
+				break
+			}
+			i += j + 1
+			end = i
+		}
+		if lines < want {
+			end = len(buf)
+		}
+	}
+	_, _ = lr.r.Discard(end) // end bytes are buffered: Discard cannot fail
+	lr.lastByte, lr.pos, lr.complete = buf[end-1], lr.pos+int64(end), lr.complete+lines
+	return lines, lr.lastByte != '\n', nil
+}
+
+// atEOF reports whether nothing is left to read.
+func (lr *lineReader) atEOF() bool {
+	_, err := lr.r.Peek(1)
+	return errors.Is(err, io.EOF)
 }
 
 // Why read_file stopped adding lines to what the model sees.
@@ -329,7 +417,9 @@ const (
 type fileRead struct {
 	rel          string
 	size         int64
+	first        int // the first line shown
 	lines        []fileLine
+	outline      readOutline // definitions in the lines not shown
 	shownBytes   int
 	stop         int
 	countStopped bool // the rest of the file was not counted to its end
@@ -349,8 +439,9 @@ func (rd *fileRead) readShown(lr *lineReader, out Output) error {
 			}
 		}
 		if end := len(rd.lines); end >= start {
-			out.Action(Action{Title: "Reading " + name, Path: rd.rel, StartLine: start, EndLine: end})
-			out.Action(Action{Title: "Read " + name, Path: rd.rel, StartLine: start, EndLine: end, Done: true})
+			from, to := rd.first+start-1, rd.first+end-1
+			out.Action(Action{Title: "Reading " + name, Path: rd.rel, StartLine: from, EndLine: to})
+			out.Action(Action{Title: "Read " + name, Path: rd.rel, StartLine: from, EndLine: to, Done: true})
 		}
 	}
 	return nil
@@ -391,10 +482,14 @@ func (rd *fileRead) totalLines() int {
 	return rd.complete
 }
 
-func (rd *fileRead) truncated() bool { return rd.stop != readStopEOF }
+// truncated reports whether some of the file was not shown, before or after what was.
+func (rd *fileRead) truncated() bool { return rd.stop != readStopEOF || rd.first > 1 }
+
+// last is the number of the last line shown.
+func (rd *fileRead) last() int { return rd.first + len(rd.lines) - 1 }
 
 func (rd *fileRead) display() ReadFileDisplay {
-	return ReadFileDisplay{
+	d := ReadFileDisplay{
 		Kind:         "file",
 		Path:         rd.rel,
 		Lines:        len(rd.lines),
@@ -402,28 +497,33 @@ func (rd *fileRead) display() ReadFileDisplay {
 		TotalAtLeast: rd.countStopped || rd.stop == readStopBudget,
 		Truncated:    rd.truncated(),
 	}
+	if rd.first > 1 {
+		d.From = rd.first
+	}
+	return d
 }
 
 // span is the part of the file the model was shown.
 func (rd *fileRead) span() ReadSpan {
-	s := ReadSpan{Path: rd.rel, To: len(rd.lines), Total: rd.totalLines()}
-	if s.To > 0 {
-		s.From = 1
+	s := ReadSpan{Path: rd.rel, Total: rd.totalLines()}
+	if len(rd.lines) > 0 {
+		s.From, s.To = rd.first, rd.last()
 	}
 	return s
 }
 
 func (rd *fileRead) forModel() string {
-	shown, total := len(rd.lines), rd.totalLines()
+	shown, total, last := len(rd.lines), rd.totalLines(), rd.last()
+	atLeast := rd.countStopped || rd.stop == readStopBudget
 	var b strings.Builder
 	b.Grow(rd.shownBytes + 256)
 	switch {
 	case !rd.truncated():
 		fmt.Fprintf(&b, "%s (%s):\n", rd.rel, plural(total, "line"))
-	case rd.countStopped || rd.stop == readStopBudget:
-		fmt.Fprintf(&b, "%s (%s, more than %d lines; lines 1–%d shown):\n", rd.rel, formatSize(rd.size), rd.complete, shown)
+	case atLeast:
+		fmt.Fprintf(&b, "%s (%s, more than %d lines; lines %d–%d shown):\n", rd.rel, formatSize(rd.size), rd.complete, rd.first, last)
 	default:
-		fmt.Fprintf(&b, "%s (%s; lines 1–%d shown):\n", rd.rel, plural(total, "line"), shown)
+		fmt.Fprintf(&b, "%s (%s; lines %d–%d shown):\n", rd.rel, plural(total, "line"), rd.first, last)
 	}
 	endings, crlf, invalid := 0, 0, false
 	for _, ln := range rd.lines {
@@ -444,9 +544,9 @@ func (rd *fileRead) forModel() string {
 	if invalid {
 		b.WriteString("(some bytes are not valid UTF-8 and are shown as \uFFFD)\n")
 	}
-	width := len(strconv.Itoa(shown))
+	width := len(strconv.Itoa(last))
 	for i, ln := range rd.lines {
-		fmt.Fprintf(&b, "%*d| ", width, i+1)
+		fmt.Fprintf(&b, "%*d| ", width, rd.first+i)
 		text := strings.ToValidUTF8(string(ln.text), "\uFFFD")
 		b.WriteString(strings.ReplaceAll(text, "\x00", "\uFFFD"))
 		switch {
@@ -457,17 +557,21 @@ func (rd *fileRead) forModel() string {
 		}
 		b.WriteByte('\n')
 	}
-	switch {
-	case !rd.truncated():
-		if !rd.lines[shown-1].eol {
-			b.WriteString("(no newline at end of file)\n")
-		}
-	case rd.countStopped || rd.stop == readStopBudget:
-		fmt.Fprintf(&b, "[file continues: lines after %d not shown (more than %d lines, %s in total). Use search_workspace to find the part you need.]\n",
-			shown, rd.complete, formatSize(rd.size))
-	default:
-		fmt.Fprintf(&b, "[file continues: lines %d–%d not shown (%d lines total). Use search_workspace to find the part you need.]\n",
-			shown+1, total, total)
+	if rd.stop == readStopEOF && !rd.lines[shown-1].eol {
+		b.WriteString("(no newline at end of file)\n")
 	}
+	if rd.first > 1 {
+		fmt.Fprintf(&b, "[lines 1–%d not shown: this read started at line %d.]\n", rd.first-1, rd.first)
+	}
+	switch {
+	case rd.stop == readStopEOF:
+	case atLeast:
+		fmt.Fprintf(&b, "[file continues: lines after %d not shown (more than %d lines, %s in total). To read on, call read_file with startLine %d; search_workspace finds a part by its text.]\n",
+			last, rd.complete, formatSize(rd.size), last+1)
+	default:
+		fmt.Fprintf(&b, "[file continues: lines %d–%d not shown (%d lines total). To read on, call read_file with startLine %d; search_workspace finds a part by its text.]\n",
+			last+1, total, total, last+1)
+	}
+	rd.outline.write(&b)
 	return b.String()
 }

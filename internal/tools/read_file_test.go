@@ -159,7 +159,7 @@ func TestReadFileCapsLines(t *testing.T) {
 	require.Contains(t, res.Content, "\n2000| 2000\n")
 	require.NotContains(t, res.Content, "2001| ")
 	require.True(t, strings.HasSuffix(res.Content,
-		"[file continues: lines 2001–2500 not shown (2500 lines total). Use search_workspace to find the part you need.]\n"))
+		"[file continues: lines 2001–2500 not shown (2500 lines total). To read on, call read_file with startLine 2001; search_workspace finds a part by its text.]\n"))
 	require.Len(t, rec.actions, 40)
 	require.Equal(t, Action{Title: "Read long.txt", Path: "long.txt", StartLine: 1901, EndLine: 2000, Done: true}, rec.actions[39])
 	require.Equal(t, ReadFileDisplay{Kind: "file", Path: "long.txt", Lines: 2000, TotalLines: 2500, Truncated: true}, res.Display)
@@ -219,7 +219,12 @@ func TestReadFileStopsCountingInAHugeFile(t *testing.T) {
 	require.True(t, d.TotalAtLeast)
 	require.Greater(t, d.TotalLines, readMaxLines)
 	require.Less(t, d.TotalLines, 2*readScanBytes/len(block)*1000, "counting stops before the end")
-	require.Regexp(t, `\[file continues: lines after 2000 not shown \(more than \d+ lines, 128\.0 MB in total\)\. Use search_workspace`, res.Content)
+	require.Regexp(t, `\[file continues: lines after 2000 not shown \(more than \d+ lines, 128\.0 MB in total\)\. To read on, call read_file with startLine 2001;`, res.Content)
+
+	// A start beyond what read_file scans is refused plainly, not read for long.
+	res = f.call(t, "read_file", map[string]any{"path": "big.log", "startLine": 2 * readScanBytes / len(block) * 1000}, nil)
+	require.Equal(t, ErrInvalidArguments, res.ErrorKind)
+	require.Contains(t, res.Content, "is beyond the first 64.0 MB that read_file looks at (the file is 128.0 MB)")
 }
 
 func TestReadFileHugeLineRunsOutOfBudget(t *testing.T) {
@@ -379,24 +384,24 @@ func TestReadFileStaysInsideTheWorkspace(t *testing.T) {
 func TestReadFileThroughTheRegistry(t *testing.T) {
 	t.Parallel()
 	f := newReadFixture(t, map[string]string{"a.go": numberedLines(150, "// %d")})
-	// Aliases for path work, and a line range a model invents is ignored, not obeyed.
-	for _, args := range []map[string]any{
-		{"file": "a.go"},
-		{"filePath": "a.go", "startLine": 120, "endLine": 130},
-	} {
-		res := f.call(t, "read_file", args, nil)
-		require.False(t, res.Failed(), res.Content)
-		require.Contains(t, res.Content, "  1| // 1\n")
-		require.Equal(t, 150, res.Display.(ReadFileDisplay).Lines)
-	}
+	// Aliases for path work, and the end of a line range a model invents is ignored: a read
+	// starts where it is told and goes on to the cap.
+	res := f.call(t, "read_file", map[string]any{"file": "a.go"}, nil)
+	require.False(t, res.Failed(), res.Content)
+	require.Contains(t, res.Content, "  1| // 1\n")
+	require.Equal(t, 150, res.Display.(ReadFileDisplay).Lines)
+	res = f.call(t, "read_file", map[string]any{"filePath": "a.go", "startLine": "120", "endLine": 130}, nil)
+	require.False(t, res.Failed(), res.Content)
+	require.Contains(t, res.Content, "\n150| // 150\n")
+	require.Equal(t, 31, res.Display.(ReadFileDisplay).Lines)
 
-	res := f.call(t, "read_file", map[string]any{}, nil)
+	res = f.call(t, "read_file", map[string]any{}, nil)
 	require.Equal(t, ErrInvalidArguments, res.ErrorKind)
 	require.Contains(t, res.Content, "path")
 
 	tool, ok := f.reg.Get("read_file")
 	require.True(t, ok)
-	require.Equal(t, []string{"path"}, tool.Params().PropertyOrder, "no line-range parameter")
+	require.Equal(t, []string{"path", "startLine"}, tool.Params().PropertyOrder, "where to start, but no line range")
 	require.Equal(t, KindRead, tool.Kind())
 	require.Less(t, len(strings.Fields(tool.Description())), 80)
 }

@@ -18,6 +18,8 @@ type Registry struct {
 	// withheld are tools the person turned off: not offered, and a call gets a clear refusal
 	// instead of "no such tool", so the model stops asking for it.
 	withheld map[string]string
+	// resolve answers calls to names the registry does not have (Extension.Resolve).
+	resolve func(name string) (Tool, *Result)
 }
 
 type registered struct {
@@ -71,6 +73,7 @@ func (r *Registry) Without(off []string) *Registry {
 	for name, why := range r.withheld {
 		out.withheld[name] = why
 	}
+	out.resolve = r.resolve
 	for _, name := range r.order {
 		e := r.tools[name]
 		if slices.Contains(off, name) {
@@ -83,15 +86,45 @@ func (r *Registry) Without(off []string) *Registry {
 	return out
 }
 
+// Withhold returns a registry of the same tools minus name, whose calls are refused with why
+// (a subagent may not start subagents of its own).
+func (r *Registry) Withhold(name, why string) *Registry {
+	out := r.Without(nil)
+	out.mu.Lock()
+	defer out.mu.Unlock()
+	if _, ok := out.tools[name]; ok {
+		delete(out.tools, name)
+		out.order = slices.DeleteFunc(out.order, func(n string) bool { return n == name })
+	}
+	out.withheld[name] = why
+	return out
+}
+
 // Select returns a registry of the tools pick keeps (possibly wrapped), in the same order, still
 // refusing the withheld ones with the person's reason: a narrower mode must not turn "turned
 // off in settings" into "no such tool".
 func (r *Registry) Select(pick func(Tool) (Tool, bool)) (*Registry, error) {
 	out := NewRegistry()
 	r.mu.RLock()
-	withheld := maps.Clone(r.withheld)
+	withheld, resolve := maps.Clone(r.withheld), r.resolve
 	r.mu.RUnlock()
 	out.withheld = withheld
+	if resolve != nil {
+		// A tool resolved later must pass the same pick: a read-only mode must not gain a
+		// writing tool by naming it.
+		out.resolve = func(name string) (Tool, *Result) {
+			t, res := resolve(name)
+			if t == nil {
+				return nil, res
+			}
+			kept, ok := pick(t)
+			if !ok {
+				failed := Fail(ErrDenied, "%s cannot be used in this mode: it may change things, and this run only reads.", name)
+				return nil, &failed
+			}
+			return kept, nil
+		}
+	}
 	for _, t := range r.List() {
 		kept, ok := pick(t)
 		if !ok {
@@ -110,6 +143,16 @@ func (r *Registry) Get(name string) (Tool, bool) {
 	defer r.mu.RUnlock()
 	e, ok := r.tools[name]
 	return e.tool, ok
+}
+
+// Knows reports whether name is a tool of the registry or one it withholds (turned off): a
+// call to it is meant for this registry, and gets either its result or the refusal.
+func (r *Registry) Knows(name string) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	_, ok := r.tools[name]
+	_, withheld := r.withheld[name]
+	return ok || withheld
 }
 
 // List returns the tools in registration order.
@@ -137,6 +180,13 @@ func (r *Registry) Prepare(name string, args map[string]any) (Tool, map[string]a
 	}
 	r.mu.RUnlock()
 	if !ok {
+		t, failed := r.resolveUnknown(name)
+		if failed != nil {
+			return nil, nil, failed
+		}
+		if t != nil {
+			return r.Prepare(name, args)
+		}
 		sort.Strings(names)
 		res := Fail(ErrUnknownTool, "There is no tool named %q. Available tools: %s.", name, strings.Join(names, ", "))
 		return nil, nil, &res
@@ -145,7 +195,14 @@ func (r *Registry) Prepare(name string, args map[string]any) (Tool, map[string]a
 		args = map[string]any{}
 	}
 	norm := normalizeArgs(e.tool.Params(), args)
-	if err := e.validator.validate(norm); err != nil {
+	v := e.validator
+	if _, lazy := e.tool.(LazyTool); lazy {
+		// Its schema changes when its first call loads it: check against the one it has now.
+		if current, err := newValidator(e.tool.Params()); err == nil {
+			v = current
+		}
+	}
+	if err := v.validate(norm); err != nil {
 		res := Fail(ErrInvalidArguments, "%s: %v. Parameters: %s", name, err, compactSignature(e.tool.Params()))
 		return nil, nil, &res
 	}

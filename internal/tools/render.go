@@ -34,21 +34,27 @@ func (r *Registry) OllamaTools(detail Detail, keep func(Tool) bool) api.Tools {
 		if keep != nil && !keep(t) {
 			continue
 		}
-		s := t.Params()
-		out = append(out, api.Tool{
-			Type: "function",
-			Function: api.ToolFunction{
-				Name:        t.Name(),
-				Description: describe(t, detail),
-				Parameters: api.ToolFunctionParameters{
-					Type:       "object",
-					Required:   s.Required,
-					Properties: ollamaProperties(s, detail),
-				},
-			},
-		})
+		out = append(out, OllamaTool(t, detail))
 	}
 	return out
+}
+
+// OllamaTool renders one tool for Ollama's tools[]: a tool whose parameters are not loaded
+// yet (LazyTool) has an open object, which any arguments fit.
+func OllamaTool(t Tool, detail Detail) api.Tool {
+	s := t.Params()
+	return api.Tool{
+		Type: "function",
+		Function: api.ToolFunction{
+			Name:        t.Name(),
+			Description: describe(t, detail),
+			Parameters: api.ToolFunctionParameters{
+				Type:       "object",
+				Required:   s.Required,
+				Properties: ollamaProperties(s, detail),
+			},
+		},
+	}
 }
 
 func describe(t Tool, detail Detail) string {

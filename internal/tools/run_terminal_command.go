@@ -127,8 +127,11 @@ func runTerminalCommand(env *Env, session *terminal.Session) Tool {
 			}
 			if !env.Approver.FolderTrusted() {
 				// Even a command that runs nothing from the folder may start git, and the
-				// repository's hooks and config name programs of the folder's choosing.
+				// repository's hooks and config name programs of the folder's choosing. What
+				// earlier commands exported must not undo that, nor point anything else at the
+				// folder's code (terminal's state.go).
 				opts.Env = git.UntrustedEnv(ctx, cwd, os.Environ())
+				opts.Untrusted = true
 			}
 			res, err := session.Run(ctx, p.Command, cwd, opts)
 			if err != nil {

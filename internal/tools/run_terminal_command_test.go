@@ -35,6 +35,12 @@ func (s *streamRecorder) String() string {
 	return s.buf.String()
 }
 
+// cancelOnOutput stops the run at the command's first output.
+type cancelOnOutput struct{ cancel context.CancelFunc }
+
+func (cancelOnOutput) Action(Action)   {}
+func (c cancelOnOutput) Stream([]byte) { c.cancel() }
+
 // recordingApprover remembers every command it was asked about and answers with decision.
 type recordingApprover struct {
 	PolicyApprover // folder code: not trusted
@@ -153,9 +159,8 @@ func TestRunTerminalCommandEmptyCommand(t *testing.T) {
 func TestRunTerminalCommandTimeout(t *testing.T) {
 	t.Parallel()
 	f := newTerminalFixture(t, allowCommands)
-	start := time.Now()
-	res, d := f.run(t, context.Background(), map[string]any{"command": "sleep 10", "timeout": "1"}, nil)
-	require.Less(t, time.Since(start), 6*time.Second)
+	// Only the 1 s timeout can end this command, and the result says it did.
+	res, d := f.run(t, context.Background(), map[string]any{"command": "sleep 600", "timeout": "1"}, nil)
 	require.Equal(t, ErrTimeout, res.ErrorKind, res.Content)
 	require.True(t, d.TimedOut)
 	require.Contains(t, res.Content, "timeout")
@@ -185,10 +190,9 @@ func TestRunTerminalCommandCancelled(t *testing.T) {
 	t.Parallel()
 	f := newTerminalFixture(t, allowCommands)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
-	start := time.Now()
-	res, d := f.run(t, ctx, map[string]any{"command": "sleep 10"}, nil)
-	require.Less(t, time.Since(start), 3*time.Second)
+	defer cancel()
+	// Stopped once it is under way; it would otherwise run into its 30 s timeout.
+	res, d := f.run(t, ctx, map[string]any{"command": "echo started; sleep 600"}, cancelOnOutput{cancel})
 	require.Equal(t, ErrCancelled, res.ErrorKind, res.Content)
 	require.True(t, d.Cancelled)
 }

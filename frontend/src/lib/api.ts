@@ -10,6 +10,8 @@ import type {
   DirListing,
   FileContent,
   FileDiff,
+  MCPFailure,
+  MCPView,
   ModelDetail,
   OllamaStatus,
   PullState,
@@ -19,6 +21,7 @@ import type {
   Session,
   Settings,
   SettingsView,
+  ToolCheck,
   ToolInfo,
   TrustedFolder,
   UndoResult,
@@ -57,6 +60,10 @@ export const ollama = {
   cancelPull: (model: string) => call<void>('OllamaService', 'CancelPull', model),
   /** Downloads in progress (for a window opened while one runs). */
   pulls: () => call<PullState[]>('OllamaService', 'Pulls'),
+  /** Loads the model in the background, so the first task does not wait for it. */
+  warm: (model: string) => call<void>('OllamaService', 'Warm', model),
+  /** How the model really calls tools: cached per installed version, else asked once (slow). */
+  checkTools: (model: string) => call<ToolCheck>('OllamaService', 'CheckTools', model),
 }
 
 export const settings = {
@@ -80,6 +87,21 @@ export const settings = {
   codeIntelligence: () => call<CodeIntelligenceView>('SettingsService', 'CodeIntelligence'),
   /** Uses program for a language's server ("" goes back to the one Gantry finds). */
   setLanguageServer: (id: string, program: string) => call<CodeIntelligenceView>('SettingsService', 'SetLanguageServer', id, program),
+  /** The MCP servers and where each stands for the open project; starts those never started. */
+  mcp: () => call<MCPView>('SettingsService', 'MCP'),
+  /** Adds servers from pasted JSON (any shape READMEs show). */
+  addMcpServers: (text: string) => call<MCPView>('SettingsService', 'AddMCPServers', text),
+  /** Replaces one of the person's servers with pasted JSON (which may rename it). */
+  saveMcpServer: (name: string, text: string) => call<MCPView>('SettingsService', 'SaveMCPServer', name, text),
+  removeMcpServer: (name: string) => call<MCPView>('SettingsService', 'RemoveMCPServer', name),
+  setMcpServerEnabled: (name: string, source: string, on: boolean) =>
+    call<MCPView>('SettingsService', 'SetMCPServerEnabled', name, source, on),
+  setMcpToolEnabled: (server: string, source: string, tool: string, on: boolean) =>
+    call<MCPView>('SettingsService', 'SetMCPToolEnabled', server, source, tool, on),
+  restartMcpServer: (name: string) => call<MCPView>('SettingsService', 'RestartMCPServer', name),
+  /** MCP calls that failed for good, newest first. */
+  mcpFailures: () => call<MCPFailure[]>('SettingsService', 'MCPFailures'),
+  clearMcpFailures: () => call<MCPFailure[]>('SettingsService', 'ClearMCPFailures'),
 }
 
 export const app = {
@@ -92,6 +114,10 @@ export const chat = {
   stop: (runId: string) => call<void>('ChatService', 'Stop', runId),
   /** The run going on in a session, or "". */
   activeRun: (sessionId: string) => call<string>('ChatService', 'ActiveRun', sessionId),
+  /** Stops one of the session's background tasks; it ends with a cancelled notice. */
+  cancelTask: (sessionId: string, taskId: string) => call<void>('ChatService', 'CancelTask', sessionId, taskId),
+  /** The session's background tasks still under way. */
+  runningTasks: (sessionId: string) => call<string[]>('ChatService', 'RunningTasks', sessionId),
   sessions: () => call<Session[]>('ChatService', 'Sessions'),
   renameSession: (id: string, title: string) => call<void>('ChatService', 'RenameSession', id, title),
   deleteSession: (id: string) => call<void>('ChatService', 'DeleteSession', id),

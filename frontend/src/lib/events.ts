@@ -10,6 +10,8 @@ export const EventType = {
   WorkspaceChanged: "workspaceChanged",
   // A language server started or stopped; payload app.LanguageServerPayload.
   LanguageServers: "languageServers",
+  // An MCP server started, stopped or changed its tools; payload mcp.Event.
+  MCPServers: "mcpServers",
   // The agent's run; payloads in internal/agent/events.go.
   RunStarted: "runStarted",
   AssistantText: "assistantText",
@@ -25,6 +27,13 @@ export const EventType = {
   FilesChangedOnDisk: "filesChangedOnDisk",
   // The session's task list after a change, whole.
   TaskList: "taskList",
+  // A background subagent began, and ended (exactly one notification per start).
+  TaskStarted: "taskStarted",
+  TaskNotification: "taskNotification",
+  // The model's side of a run; payloads in internal/agent/waiting.go and promptcut.go.
+  ModelWaiting: "modelWaiting",
+  ContextUsage: "contextUsage",
+  PromptCut: "promptCut",
   // A tool call waiting for a person; payloads in internal/approval/manager.go.
   ApprovalRequested: "approvalRequested",
   ApprovalResolved: "approvalResolved",
@@ -79,6 +88,10 @@ export interface RunStartedPayload {
   attachments?: { path: string; startLine: number; endLine: number }[]
   /** The run carries out an approved plan. */
   plan?: boolean
+  /** Set when the run is a subagent's, shown inside the call that started it. */
+  subagent?: SubagentOf
+  /** Background tasks whose ends the run hands the model (text is then empty). */
+  notices?: Notice[]
 }
 
 /** agent.TextPayload: the whole cleaned text of the answer so far, not a piece. */
@@ -103,6 +116,10 @@ export interface ProgressGroupPayload {
   groupId: string
   iteration: number
   title?: string
+  /** The forms the batch's calls were written in, when they were read from the model's text. */
+  dialects?: string[]
+  /** The model calls tools natively, but Ollama missed these calls in its text. */
+  rescued?: boolean
 }
 
 /** agent.ToolActionPayload: one line of a progress group, sent again as it changes state. */
@@ -127,6 +144,8 @@ export interface ToolActionPayload {
   places?: Place[]
   /** Errors the file's language server found that the change brought in. */
   problems?: Problem[]
+  /** The MCP server the tool comes from; its output shows like a command's. */
+  server?: string
 }
 
 /** tools.Place */
@@ -173,6 +192,12 @@ export interface RunFinishedPayload {
   filesChanged: FileChange[] | null
   /** The final answer was cut at the output limit or the context window. */
   truncated?: boolean
+  /** The calls the run made. */
+  toolUses?: number
+  /** The forms of the tool calls read from the model's text in this run. */
+  dialects?: string[]
+  /** Native-path calls read from the text because Ollama's parser missed them. */
+  rescuedCalls?: number
 }
 
 /** agent.FilesChangedOnDiskPayload: the model was told these changed on disk since it saw them. */
@@ -189,10 +214,49 @@ export interface ContextCompactedPayload {
   fallback?: string
 }
 
+/** agent.ModelWaitingPayload: what the wait before an answer's first token is for. */
+export interface ModelWaitingPayload {
+  /** Waiting in line while another task uses the model, the model loading, the prompt being
+   * read, or "" once the answer arrives. */
+  phase: 'queued' | 'loading' | 'prefill' | ''
+  model: string
+  /** The prompt's expected size while it is read. */
+  promptTokens?: number
+}
+
+/** agent.ContextUsagePayload: how much of the context window an answer used, as Ollama counted it. */
+export interface ContextUsagePayload {
+  iteration: number
+  model: string
+  promptTokens: number
+  answerTokens: number
+  /** The num_ctx sent. */
+  window: number
+  loadMs: number
+  promptMs: number
+  answerMs: number
+}
+
+/** agent.PromptCutPayload: Ollama cut the prompt to fit the window. */
+export interface PromptCutPayload {
+  iteration: number
+  /** What Ollama read… */
+  promptTokens: number
+  /** …of a prompt expected to be about this long. */
+  expected: number
+  window: number
+  /** The answer was set aside and the question asked again with less; else the run stops. */
+  retrying: boolean
+  /** The retry sends a leaner system prompt… */
+  leaner?: boolean
+  /** …and the older turns compacted. */
+  compacted?: boolean
+}
+
 /** approval.Card: the approvalRequested payload. */
 export interface ApprovalCard {
   id: string
-  kind: 'command' | 'edit'
+  kind: 'command' | 'edit' | 'mcp'
   command?: string
   cwd?: string
   severity?: 'none' | 'medium' | 'high' | 'critical'
@@ -205,6 +269,20 @@ export interface ApprovalCard {
   existed?: boolean
   sensitive?: boolean
   rule?: string
+  /** The subagent that asks (its brief, shortened); absent for the run itself. */
+  subagent?: string
+  /** An MCP tool: its server, where the server is configured, the tool (the server's name),
+   * its title and summary (the server's own words), the arguments as indented JSON. */
+  server?: string
+  serverSource?: 'settings' | 'project'
+  tool?: string
+  toolTitle?: string
+  toolSummary?: string
+  arguments?: string
+  /** The arguments were cut for the card; the approval holds them whole. */
+  argumentsCut?: boolean
+  /** The server says the tool changes nothing. */
+  readOnlyHint?: boolean
 }
 
 /** approval.ResolvedPayload */
@@ -243,16 +321,58 @@ export interface TaskListPayload {
   tasks: Task[]
 }
 
+/** agent.TaskStartedPayload: a background subagent began. */
+export interface TaskStartedPayload {
+  taskId: string
+  runId: string
+  parentRunId: string
+  task: string
+  mode: AgentMode
+}
+
+/** agent.Notice: how a background subagent ended, as its parent was told. */
+export interface Notice {
+  taskId: string
+  runId: string
+  sessionId: string
+  task: string
+  status: RunStatus
+  summary: string
+  result: string
+  toolUses: number
+  durationMs: number
+  filesChanged: FileChange[]
+}
+
+/** agent.SubagentOf: a subagent's run, shown inside the call that started it. */
+export interface SubagentOf {
+  parentRunId: string
+  actionId: string
+  sessionId: string
+  taskId?: string
+  task: string
+}
+
 /** app.LanguageServerPayload */
 export interface LanguageServerPayload {
   id: string
   state: string
 }
 
+/** mcp.Event: a server's state or tools changed, or a tool's first call registered its parameters. */
+export interface MCPServersPayload {
+  server: string
+  state?: string
+  tools?: number
+  toolsChanged?: boolean
+  registered?: string
+}
+
 export interface EventPayloads {
   ollamaStatus: OllamaStatus
   modelPull: PullState
   languageServers: LanguageServerPayload
+  mcpServers: MCPServersPayload
   recentChanged: Record<string, never>
   workspaceChanged: WorkspaceChangedPayload
   runStarted: RunStartedPayload
@@ -268,6 +388,11 @@ export interface EventPayloads {
   contextCompacted: ContextCompactedPayload
   filesChangedOnDisk: FilesChangedOnDiskPayload
   taskList: TaskListPayload
+  taskStarted: TaskStartedPayload
+  taskNotification: Notice
+  modelWaiting: ModelWaitingPayload
+  contextUsage: ContextUsagePayload
+  promptCut: PromptCutPayload
   approvalRequested: ApprovalCard
   approvalResolved: ApprovalResolvedPayload
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { filesChangedText, formatSize, relativeTime, someNames, splitCode, truncateMiddle } from './format'
+import { dialectName, filesChangedText, formatSize, relativeTime, someNames, splitCode, truncateMiddle } from './format'
 
 describe('relativeTime', () => {
   const now = Date.parse('2025-06-15T12:00:00Z')
@@ -139,5 +139,13 @@ describe('filesChangedText', () => {
       'The model was told that a.go and b.go changed on disk and notes.txt was deleted since it last saw them.',
     )
     expect(filesChangedText({ changed: [], deleted: ['x', 'y'] })).toBe('The model was told that x and y were deleted since it last saw them.')
+  })
+})
+
+describe('dialectName', () => {
+  it('names the forms people know and passes an unknown one through', () => {
+    expect(dialectName('mistral')).toBe('Mistral [TOOL_CALLS]')
+    expect(dialectName('harmony')).toBe('gpt-oss harmony')
+    expect(dialectName('something-new')).toBe('something-new')
   })
 })

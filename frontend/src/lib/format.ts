@@ -123,3 +123,32 @@ export function filesChangedText(p: { changed: string[]; deleted: string[] }): s
   const them = p.changed.length + p.deleted.length === 1 ? 'it' : 'them'
   return `The model was told that ${parts.join(' and ')} since it last saw ${them}.`
 }
+
+/** How people know the tool-call forms toolcall reads (its Dialect constants). */
+const dialectNames: Record<string, string> = {
+  json: 'plain JSON',
+  hermes: 'Hermes <tool_call>',
+  nemotron: 'Nemotron <toolcall>',
+  'qwen3-coder': 'Qwen3-Coder <function=…>',
+  'seed-oss': 'Seed-OSS <seed:tool_call>',
+  harmony: 'gpt-oss harmony',
+  mistral: 'Mistral [TOOL_CALLS]',
+  'llama-python-tag': 'Llama <|python_tag|>',
+  'llama-function': 'Llama <function=…>',
+  pythonic: 'pythonic [name(…)]',
+  deepseek: 'DeepSeek',
+  granite: 'Granite <|tool_call|>',
+  phi: 'Phi functools[…]',
+  'function-call': '<function_call>',
+  'openai-envelope': 'OpenAI tool_calls JSON',
+  glm: 'GLM <arg_key>',
+  kimi: 'Kimi K2',
+  'invoke-xml': '<invoke> XML',
+  'command-r': 'Command-R Action',
+  'gemma-tool-code': 'Gemma tool_code',
+}
+
+/** "Mistral [TOOL_CALLS]" for "mistral"; an unknown id as it is. */
+export function dialectName(id: string): string {
+  return dialectNames[id] ?? id
+}

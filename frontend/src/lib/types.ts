@@ -47,6 +47,21 @@ export interface OllamaModel {
   parameterSize: string
   quantization: string
   modifiedAt: string
+  /** The installed version. */
+  digest: string
+}
+
+/** llm.ToolCheck: how a model really calls tools, asked once per installed version. */
+export interface ToolCheck {
+  model: string
+  digest: string
+  /** /api/show lists the tools capability. */
+  declared: boolean
+  /** Its call came back natively, as text Ollama missed, not at all, or tools are not declared. */
+  verdict: 'native' | 'text' | 'unclear' | 'unsupported'
+  /** The form of a call written as text. */
+  dialect?: string
+  checkedAt: string
 }
 
 /** llm.Status */
@@ -71,6 +86,8 @@ export interface Settings {
   numCtxCap: number
   /** Bounds the model calls of one run; 0 = the mode's own limit. */
   maxIterations: number
+  /** Model requests sent to Ollama at once, all sessions and subagents together; 0 = one. */
+  modelRequests: number
   /** In the default mode, write sensitive files (per fileRules) without asking too. */
   autoApproveSensitiveEdits: boolean
   /** Sensitive-file rules, last match wins; null = the built-in list (SettingsView.defaultFileRules). */
@@ -86,6 +103,8 @@ export interface Settings {
   /** Sandboxed commands may use the network. */
   sandboxNetwork: boolean
   theme: Theme
+  /** MCP servers as other clients write them; changed only through the MCP methods. */
+  mcpServers?: Record<string, unknown>
 }
 
 /** config.FileRule: files matching pattern ask before being written, or are allowed. */
@@ -108,10 +127,13 @@ export interface ToolInfo {
 
 /** approval.Rule: an "always allow" given from an approval card. */
 export interface ApprovalRule {
-  kind: 'command' | 'edit'
+  kind: 'command' | 'edit' | 'mcp'
   commandPrefix?: string
   pathGlob?: string
   severity?: string
+  /** An MCP server and its tool (the server's name for it). */
+  server?: string
+  tool?: string
   scope: 'project' | 'user'
   /** The project's folder, for scope "project". */
   workspace?: string
@@ -237,6 +259,8 @@ export interface ApprovalView {
   before: string
   after: string
   hunks: DiffHunk[]
+  /** An MCP tool's arguments, whole (the card holds them cut). */
+  arguments?: string
 }
 
 /** approval.Decision: a person's answer to an approval. */
@@ -308,4 +332,61 @@ export interface UndoResult {
   change: 'created' | 'modified' | 'deleted'
   outcome: 'restored' | 'removed' | 'unchanged' | 'conflicted'
   conflict?: UndoConflict
+}
+
+/** mcp.State */
+export type MCPState = 'idle' | 'starting' | 'ready' | 'failed' | 'disabled' | 'untrusted' | 'invalid'
+
+/** mcp.ToolStatus: one tool of an MCP server. */
+export interface MCPToolStatus {
+  /** The server's name for it. */
+  name: string
+  /** How the model calls it: mcp__server__tool. */
+  modelName: string
+  title?: string
+  summary?: string
+  readOnly: boolean
+  enabled: boolean
+  /** A first call registered its parameters. */
+  loaded: boolean
+}
+
+/** mcp.Status: an MCP server as Settings shows it. */
+export interface MCPServerStatus {
+  name: string
+  source: 'settings' | 'project'
+  transport: 'stdio' | 'http' | 'sse'
+  /** Its command line, or its URL without the query. */
+  target: string
+  envKeys?: string[]
+  state: MCPState
+  detail?: string
+  stderr?: string
+  pid?: number
+  rss?: number
+  tools: MCPToolStatus[]
+  /** The entry as written (the person's own servers), for Edit. */
+  entry?: Record<string, unknown>
+}
+
+/** app.MCPView: Settings → Tools' MCP servers. */
+export interface MCPView {
+  project: string
+  projectFile: string
+  projectTrusted: boolean
+  problem: string
+  projectProblem: string
+  servers: MCPServerStatus[]
+}
+
+/** mcp.Failure: an MCP call that failed for good, kept for the person to look into. */
+export interface MCPFailure {
+  time: string
+  workspace: string
+  server: string
+  tool: string
+  arguments: string
+  error: string
+  kind: 'timeout' | 'server' | 'protocol' | 'tool'
+  attempts: number
 }

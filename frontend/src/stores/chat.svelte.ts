@@ -24,7 +24,7 @@ export function attachmentLabel(a: Attachment): string {
 }
 
 export { Transcript }
-export type { Action, Group, Item, PendingApproval, Turn } from './transcript.svelte'
+export type { Action, BackgroundTask, Group, Item, PendingApproval, Turn } from './transcript.svelte'
 
 export class ChatStore {
   /** The session shown; "" until the first send starts one. */
@@ -32,6 +32,8 @@ export class ChatStore {
   mode = $state<AgentMode>('agent')
   /** The model picked in the panel; "" means the default (settings, else the first installed). */
   model = $state('')
+  /** A subagent's run a chip asked to see: its call's row opens and scrolls into view. */
+  focusedRun = $state('')
   /** A Send or Stop is in flight. */
   sending = $state(false)
   stopping = $state(false)
@@ -153,6 +155,16 @@ export class ChatStore {
     }
   }
 
+  /** Stops a background task of the shown session; its chip follows the notice. */
+  async cancelTask(taskId: string) {
+    if (!this.sessionId) return
+    try {
+      await chat.cancelTask(this.sessionId, taskId)
+    } catch (err) {
+      this.error = messageOf(err)
+    }
+  }
+
   /**
    * Shows a stored session: replays its events, holding live ones until the replay is in. A
    * session not shown yet in this window appears once every stored event is applied: one render
@@ -179,13 +191,16 @@ export class ChatStore {
       if (early) held.push(...early.live)
       const stored = early ? await early.stored.catch(() => fetchReplay(sessionId, 0)) : await fetchReplay(sessionId, t.lastSeq)
       for (const e of stored) t.apply(e)
-      // On screen while the question below is on its way; live events stay held until it is in.
-      show()
-      const running = await chat.activeRun(sessionId)
-      if (running) this.startedRun = running
-      // The conversation goes on with the model it used last, not whatever the picker held.
+      // The conversation goes on with the model it used last, not whatever the picker held;
+      // set with the replay, before the questions below, so the picker does not change late.
       const last = t.turns.at(-1)
       if (last?.model && this.sessionId === sessionId) this.model = last.model
+      // On screen while the questions below are on their way; live events stay held until they
+      // are answered.
+      show()
+      const [running, tasks] = await Promise.all([chat.activeRun(sessionId), chat.runningTasks(sessionId)])
+      if (running) this.startedRun = running
+      t.settleBackground(tasks)
     } catch (err) {
       this.error = `Could not load the conversation: ${messageOf(err)}`
     } finally {

@@ -6,7 +6,7 @@ import { ChatStore, Transcript } from './chat.svelte'
 import { fetchShownChat, rememberSession } from './sessionReplay'
 
 vi.mock('../lib/api', () => ({
-  chat: { send: vi.fn(), stop: vi.fn(), replay: vi.fn(), activeRun: vi.fn() },
+  chat: { send: vi.fn(), stop: vi.fn(), replay: vi.fn(), activeRun: vi.fn(), runningTasks: vi.fn(async () => []) },
 }))
 vi.mock('../lib/bridge', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../lib/bridge')>()),
@@ -65,6 +65,46 @@ describe('Transcript', () => {
     expect(turn.items[2]).toEqual({ kind: 'text', iteration: 2, text: 'Done **here**.' })
     expect(turn).toMatchObject({ status: 'done', message: 'Done **here**.', spinner: '', filesChanged: [] })
     expect(t.running).toBeUndefined()
+  })
+
+  it('keeps the forms of calls read from the text on their group', () => {
+    const t = new Transcript('s1')
+    seq = 0
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:4b', text: 'Look', toolPath: 'native' }))
+    t.apply(ev('progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Reading files', dialects: ['mistral'], rescued: true }))
+    t.apply(ev('progressGroupStarted', { groupId: 'g2', iteration: 2, title: 'Reading files' }))
+    const groups = t.turns[0].items.flatMap((i) => (i.kind === 'group' ? [i.group] : []))
+    expect(groups.map((g) => [g.dialects, g.rescued])).toEqual([
+      [['mistral'], true],
+      [[], false],
+    ])
+  })
+
+  it('follows the waits before an answer (in line, loading, reading), the counts after it and a cut prompt', () => {
+    const t = new Transcript('s1')
+    seq = 0
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:8b', text: 'Look', toolPath: 'native' }))
+    const turn = () => t.turns[0]
+    t.apply(ev('modelWaiting', { phase: 'queued', model: 'qwen3:8b' }))
+    expect(turn().waiting).toEqual({ phase: 'queued', model: 'qwen3:8b' })
+    t.apply(ev('modelWaiting', { phase: 'loading', model: 'qwen3:8b' }))
+    expect(turn().waiting).toEqual({ phase: 'loading', model: 'qwen3:8b' })
+    t.apply(ev('modelWaiting', { phase: 'prefill', model: 'qwen3:8b', promptTokens: 6200 }))
+    expect(turn().waiting?.phase).toBe('prefill')
+    t.apply(ev('modelWaiting', { phase: '', model: 'qwen3:8b' }))
+    expect(turn().waiting).toBeNull()
+    const usage = { iteration: 1, model: 'qwen3:8b', promptTokens: 6200, answerTokens: 40, window: 8192, loadMs: 1, promptMs: 2, answerMs: 3 }
+    t.apply(ev('contextUsage', usage))
+    expect(t.usage).toEqual(usage)
+    const cut = { iteration: 2, promptTokens: 8192, expected: 7000, window: 8192, retrying: true }
+    t.apply(ev('promptCut', cut))
+    expect(turn().items.at(-1)).toEqual({ kind: 'cut', info: cut })
+    t.apply(ev('modelWaiting', { phase: 'prefill', model: 'qwen3:8b', promptTokens: 3000 }))
+    t.apply(ev('runFinished', { status: 'done', message: 'ok', filesChanged: null }))
+    expect(turn().waiting).toBeNull()
+    // A later run without counts yet leaves the session's latest counts in place.
+    t.apply(ev('runStarted', { mode: 'agent', model: 'qwen3:8b', text: 'More' }, { runId: 'r2' }))
+    expect(t.usage).toEqual(usage)
   })
 
   it('marks a turn whose final answer Ollama cut', () => {
@@ -163,6 +203,30 @@ describe('Transcript: a call and its steps', () => {
     t.apply(ev('toolAction', { groupId: g, actionId: `${g}.0`, tool: 'read_file', status: 'success', title: 'Reading a.go', path: 'a.go', startLine: 1, endLine: 140, durationMs: 7 }))
     expect(group?.actions[0]).toMatchObject({ status: 'success', durationMs: 7, startLine: 1, endLine: 140 })
     expect(group?.actions).toHaveLength(2)
+  })
+
+  it("keeps an MCP call's server and its answer, and its approval card", () => {
+    seq = 0
+    const t = new Transcript('s1')
+    const g = 'r1.g1'
+    const card = { id: 'c1', kind: 'mcp', server: 'notes', tool: 'write_note', arguments: '{"name": "a"}' }
+    for (const e of [
+      ev('runStarted', { mode: 'agent', model: 'm', text: 'Note it' }),
+      ev('progressGroupStarted', { groupId: g, iteration: 1, title: 'Using notes' }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0`, tool: 'mcp__notes__write_note', status: 'pending', title: 'Calling write_note', server: 'notes' }),
+      ev('approvalRequested', card),
+    ])
+      t.apply(e)
+    expect(t.turns[0].approvals.map((a) => a.card)).toEqual([card])
+    for (const e of [
+      ev('approvalResolved', { id: 'c1', outcome: 'allowed' }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0`, tool: 'mcp__notes__write_note', status: 'running', title: 'Calling write_note', server: 'notes' }),
+      ev('commandOutput', { actionId: `${g}.0`, chunk: 'wrote a\n' }),
+      ev('toolAction', { groupId: g, actionId: `${g}.0`, tool: 'mcp__notes__write_note', status: 'success', title: 'Called write_note', server: 'notes' }),
+    ])
+      t.apply(e)
+    const group = t.turns[0].items[0].kind === 'group' ? t.turns[0].items[0].group : null
+    expect(group?.actions[0]).toMatchObject({ server: 'notes', status: 'success', output: 'wrote a\n', approval: 'allowed' })
   })
 })
 
@@ -475,5 +539,57 @@ describe('Transcript approvals', () => {
     expect(s.transcript('s1').turns[0].approvals).toHaveLength(1)
     s.handleEvent(ev('approvalResolved', { id: 'ap1', outcome: 'alwaysAllowed' }))
     expect(s.transcript('s1').turns[0].approvals).toHaveLength(0)
+  })
+})
+
+describe('Transcript: subagents and background tasks', () => {
+  const sub = (runId: string, type: string, payload: unknown) => ev(type, payload, { runId })
+
+  it('shows a subagent inside the call that started it, its question under that call', () => {
+    seq = 0
+    const t = new Transcript('s1')
+    t.apply(ev('runStarted', { text: 'Fix the build' }))
+    t.apply(ev('progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Delegating' }))
+    t.apply(ev('toolAction', { groupId: 'g1', actionId: 'g1.0', tool: 'spawn_agent', status: 'running', title: 'Delegating “Find the loader”' }))
+    t.apply(sub('c1', 'runStarted', { text: 'Find the loader', mode: 'explore', subagent: { parentRunId: 'r1', actionId: 'g1.0', sessionId: 'cs1', task: 'Find the loader' } }))
+    t.apply(sub('c1', 'progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Reading files' }))
+    t.apply(sub('c1', 'toolAction', { groupId: 'g1', actionId: 'g1.0', tool: 'read_file', status: 'pending', title: 'Reading .env' }))
+    t.apply(sub('c1', 'approvalRequested', { id: 'ap1', kind: 'edit', path: '.env', subagent: 'Find the loader' }))
+
+    expect(t.turns).toHaveLength(1)
+    const parent = t.turns[0]
+    const spawn = parent.items[0].kind === 'group' ? parent.items[0].group.actions[0] : null
+    expect(spawn?.subagent).toBe('c1')
+    expect(t.subruns.c1.items).toHaveLength(1)
+    // Its waits for the model are its own.
+    t.apply(sub('c1', 'modelWaiting', { phase: 'loading', model: 'qwen3:8b' }))
+    expect(t.subruns.c1.waiting?.phase).toBe('loading')
+    expect(parent.waiting).toBeNull()
+    expect(parent.approvals.map((a) => [a.card.id, a.groupId, a.actionId])).toEqual([['ap1', 'g1', 'g1.0']])
+
+    t.apply(sub('c1', 'approvalResolved', { id: 'ap1', outcome: 'allowed' }))
+    expect(parent.approvals).toEqual([])
+    t.apply(sub('c1', 'runFinished', { status: 'done', message: 'In config.go', filesChanged: [] }))
+    expect(t.subruns.c1.status).toBe('done')
+    expect(t.running).toBe(parent)
+  })
+
+  it('keeps background tasks as chips, shows a notice where the model got it, settles those Gantry lost', () => {
+    seq = 0
+    const t = new Transcript('s1')
+    t.apply(ev('runStarted', { text: 'Look around' }))
+    t.apply(ev('taskStarted', { taskId: 'bg1', runId: 'c1', parentRunId: 'r1', task: 'Count files', mode: 'explore' }))
+    t.apply(ev('taskStarted', { taskId: 'bg2', runId: 'c2', parentRunId: 'r1', task: 'Watch logs', mode: 'explore' }))
+    t.apply(ev('taskNotification', { taskId: 'bg1', runId: 'c1', status: 'done', summary: 'Background task “Count files” finished after 3 s, 1 tool use.', task: 'Count files', result: '3', toolUses: 1, durationMs: 3000, filesChanged: [], sessionId: 'cs1' }))
+    expect(t.background.map((b) => [b.taskId, b.status])).toEqual([['bg1', 'done'], ['bg2', 'running']])
+    expect(t.turns[0].items.at(-1)?.kind).toBe('notice')
+
+    t.apply(ev('runFinished', { status: 'done', message: 'ok', filesChanged: [] }))
+    t.apply(ev('runStarted', { text: '', notices: [{ taskId: 'bg1', summary: 'x' }] }, { runId: 'r2' }))
+    expect(t.turns[1].notices).toHaveLength(1)
+
+    t.settleBackground([])
+    expect(t.background[1].status).toBe('cancelled')
+    expect(t.background[1].summary).toContain('ended when Gantry closed')
   })
 })

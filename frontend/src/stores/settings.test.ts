@@ -17,6 +17,7 @@ const defaults: Settings = {
   autoApproveCommands: false,
   numCtxCap: 0,
   maxIterations: 0,
+  modelRequests: 0,
   autoApproveSensitiveEdits: false,
   fileRules: null,
   disabledTools: [],

@@ -14,9 +14,14 @@ import {
   type FilesChangedOnDiskPayload,
   type ApprovalCard,
   type ApprovalResolvedPayload,
+  type ContextUsagePayload,
+  type ModelWaitingPayload,
+  type PromptCutPayload,
   type Place,
   type Problem,
   type Task,
+  type Notice,
+  type SubagentOf,
 } from '../lib/events'
 import type { Attachment } from '../lib/types'
 
@@ -44,6 +49,10 @@ export interface Action {
   places: Place[]
   /** Errors a change brought in, as the file's language server reported them. */
   problems: Problem[]
+  /** The run of the subagent this call started (Transcript.subruns), "" when none. */
+  subagent: string
+  /** The MCP server the tool comes from; its answer arrives as output. */
+  server: string
 }
 
 /** An approval still waiting for the person, shown as a card under its action's group. */
@@ -52,6 +61,8 @@ export interface PendingApproval {
   /** The action waiting on it, and its group; "" when none was seen (it shows at the turn's end). */
   actionId: string
   groupId: string
+  /** A subagent's run that asks; the card shows under the call that started it. */
+  runId?: string
 }
 
 export interface Group {
@@ -60,6 +71,10 @@ export interface Group {
   title: string
   finished: boolean
   actions: Action[]
+  /** The forms the calls were written in, when read from the model's text. */
+  dialects: string[]
+  /** A native-path batch whose calls Ollama missed in the text and Gantry read from it. */
+  rescued: boolean
 }
 
 export type Item =
@@ -68,6 +83,8 @@ export type Item =
   | { kind: 'group'; group: Group }
   | { kind: 'compacted'; info: ContextCompactedPayload }
   | { kind: 'stale'; files: FilesChangedOnDiskPayload }
+  | { kind: 'cut'; info: PromptCutPayload }
+  | { kind: 'notice'; notice: Notice }
 
 export type TurnStatus = 'running' | RunStatus
 
@@ -84,6 +101,10 @@ export interface Turn {
   items: Item[]
   /** What the model is about to do ("Writing main.go…"); "" when nothing is announced. */
   spinner: string
+  /** What the wait for the model's next answer is for (loading, reading the prompt); null once it answers. */
+  waiting: ModelWaitingPayload | null
+  /** Ollama's counts after the run's latest answer. */
+  usage: ContextUsagePayload | null
   status: TurnStatus
   /** The final answer when done, else what stopped the run. */
   message: string
@@ -92,6 +113,23 @@ export interface Turn {
   truncated: boolean
   /** Approvals waiting for an answer; approvalResolved (or the run's end) removes them. */
   approvals: PendingApproval[]
+  /** Background tasks whose ends started this run (its text is then empty). */
+  notices: Notice[]
+  /** Set on a subagent's run: who started it. */
+  subagent: SubagentOf | null
+}
+
+/** A background subagent as the chips above the input show it. */
+export interface BackgroundTask {
+  taskId: string
+  runId: string
+  parentRunId: string
+  task: string
+  status: 'running' | RunStatus
+  /** How it ended, in a line; "" while it runs. */
+  summary: string
+  /** The log position of its notice; 0 while it runs. */
+  endedSeq: number
 }
 
 /** The event types a transcript is built from. */
@@ -109,8 +147,13 @@ const runEvents = new Set<string>([
   EventType.ContextCompacted,
   EventType.FilesChangedOnDisk,
   EventType.TaskList,
+  EventType.TaskStarted,
+  EventType.TaskNotification,
   EventType.ApprovalRequested,
   EventType.ApprovalResolved,
+  EventType.ModelWaiting,
+  EventType.ContextUsage,
+  EventType.PromptCut,
 ])
 
 export function isRunEvent(e: GantryEvent): boolean {
@@ -121,6 +164,10 @@ export class Transcript {
   turns = $state<Turn[]>([])
   /** The session's task list as the model last left it (the checklist above the input). */
   tasks = $state<Task[]>([])
+  /** Subagents' runs, by run id: shown inside the call that started each, not as turns. */
+  subruns = $state<Record<string, Turn>>({})
+  /** Background tasks in the order they started. */
+  background = $state<BackgroundTask[]>([])
   /** The highest seq applied; anything at or below it is a duplicate (replay overlapping live). */
   lastSeq = 0
   /** Each run's turn (the reactive one), so an event finds its turn without a scan of all turns:
@@ -128,6 +175,12 @@ export class Transcript {
   #byRun = new Map<string, Turn>()
 
   constructor(readonly sessionId: string) {}
+
+  /** Ollama's counts after the session's latest answer, for the context meter; null before any. */
+  get usage(): ContextUsagePayload | null {
+    for (let i = this.turns.length - 1; i >= 0; i--) if (this.turns[i].usage) return this.turns[i].usage
+    return null
+  }
 
   /** The turn whose run is still going, or undefined. */
   get running(): Turn | undefined {
@@ -141,10 +194,23 @@ export class Transcript {
     if (e.seq <= this.lastSeq) return false
     this.lastSeq = e.seq
     if (e.type === EventType.RunStarted) {
-      this.start(e.runId, e.payload)
+      if (e.payload.subagent) this.startSubagent(e.runId, e.payload)
+      else this.start(e.runId, e.payload)
+      if (!e.payload.subagent && e.payload.text) this.askedSeq = e.seq
       return true
     }
-    const turn = this.turnFor(e.runId)
+    if (e.type === EventType.TaskStarted) {
+      const p = e.payload
+      if (!this.background.some((b) => b.taskId === p.taskId)) {
+        this.background.push({ taskId: p.taskId, runId: p.runId, parentRunId: p.parentRunId, task: p.task, status: 'running', summary: '', endedSeq: 0 })
+      }
+      return true
+    }
+    if (e.type === EventType.TaskNotification) {
+      this.ended(e.payload, e.seq)
+      return true
+    }
+    const turn = this.subruns[e.runId] ?? this.turnFor(e.runId)
     switch (e.type) {
       case EventType.AssistantText: {
         const p = e.payload
@@ -175,7 +241,10 @@ export class Transcript {
       case EventType.ProgressGroupStarted: {
         const p = e.payload
         if (!this.group(turn, p.groupId)) {
-          this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: p.iteration, title: p.title ?? '', finished: false, actions: [] } })
+          this.push(turn, {
+            kind: 'group',
+            group: { id: p.groupId, iteration: p.iteration, title: p.title ?? '', finished: false, actions: [], dialects: p.dialects ?? [], rescued: !!p.rescued },
+          })
         }
         break
       }
@@ -201,15 +270,28 @@ export class Transcript {
       }
       case EventType.ApprovalRequested:
         this.requested(turn, e.payload)
+        this.hostApproval(turn, e.payload)
         break
-      case EventType.ApprovalResolved:
+      case EventType.ApprovalResolved: {
         this.resolved(turn, e.payload)
+        const host = this.host(turn)
+        if (host) host.turn.approvals = host.turn.approvals.filter((a) => a.card.id !== e.payload.id)
         break
+      }
       case EventType.ContextCompacted:
         this.push(turn, { kind: 'compacted', info: e.payload })
         break
       case EventType.FilesChangedOnDisk:
         this.push(turn, { kind: 'stale', files: e.payload })
+        break
+      case EventType.ModelWaiting:
+        turn.waiting = e.payload.phase ? e.payload : null
+        break
+      case EventType.ContextUsage:
+        turn.usage = e.payload
+        break
+      case EventType.PromptCut:
+        this.push(turn, { kind: 'cut', info: e.payload })
         break
       case EventType.TaskList:
         this.tasks = e.payload.tasks ?? []
@@ -221,8 +303,11 @@ export class Transcript {
         turn.filesChanged = p.filesChanged ?? []
         turn.truncated = !!p.truncated
         turn.spinner = ''
+        turn.waiting = null
         // Nobody can answer for a run that is over (its approvals were cancelled with it).
         turn.approvals = []
+        const host = this.host(turn)
+        if (host) host.turn.approvals = host.turn.approvals.filter((a) => a.runId !== turn.runId)
         // A run that ended mid-step leaves nothing running behind it.
         for (const it of turn.items) {
           if (it.kind === 'thinking') it.done = true
@@ -235,32 +320,85 @@ export class Transcript {
   }
 
   private start(runId: string, p: RunStartedPayload) {
-    const turn = this.turnFor(runId)
+    this.fill(this.turnFor(runId), p)
+  }
+
+  private fill(turn: Turn, p: RunStartedPayload) {
     turn.text = p.text
     turn.attachments = p.attachments ?? []
     turn.plan = !!p.plan
     turn.mode = p.mode
     turn.model = p.model
     turn.gitBranch = p.gitBranch ?? null
+    turn.notices = p.notices ?? []
+    turn.subagent = p.subagent ?? null
+  }
+
+  /** A subagent's run lives in subruns, and the call that started it points at it. */
+  private startSubagent(runId: string, p: RunStartedPayload) {
+    if (!this.subruns[runId]) this.subruns[runId] = blankTurn(runId)
+    // Read back: the stored object is the reactive proxy.
+    const turn = this.subruns[runId]
+    this.fill(turn, p)
+    const parent = this.subruns[p.subagent!.parentRunId] ?? this.#byRun.get(p.subagent!.parentRunId)
+    const a = parent && this.findAction(parent, p.subagent!.actionId)
+    if (a) a.subagent = runId
+  }
+
+  /** Where a subagent's run shows: the turn and the line of the call that started it. */
+  private host(turn: Turn): { turn: Turn; actionId: string; groupId: string } | undefined {
+    const link = turn.subagent
+    if (!link) return undefined
+    const parent = this.subruns[link.parentRunId] ?? this.#byRun.get(link.parentRunId)
+    if (!parent) return undefined
+    for (const it of parent.items) {
+      if (it.kind === 'group' && it.group.actions.some((a) => a.id === link.actionId)) {
+        return { turn: parent, actionId: link.actionId, groupId: it.group.id }
+      }
+    }
+    return { turn: parent, actionId: '', groupId: '' }
+  }
+
+  /** A foreground subagent's question shows where the person looks: under the call that
+   * started it, in the parent's turn, the card naming the subagent. */
+  private hostApproval(turn: Turn, card: ApprovalCard) {
+    const host = this.host(turn)
+    if (!host || host.turn.approvals.some((x) => x.card.id === card.id)) return
+    host.turn.approvals.push({ card, actionId: host.actionId, groupId: host.groupId, runId: turn.runId })
+  }
+
+  /** A background task ended: its chip says how, and the run going on, if any, shows the
+   * notice where its model received it (a run started for it shows it at its top instead). */
+  private ended(n: Notice, seq: number) {
+    const b = this.background.find((x) => x.taskId === n.taskId)
+    if (b) {
+      b.status = n.status
+      b.summary = n.summary
+      b.endedSeq = seq
+    } else {
+      this.background.push({ taskId: n.taskId, runId: n.runId, parentRunId: '', task: n.task, status: n.status, summary: n.summary, endedSeq: seq })
+    }
+    const running = this.running
+    if (running) this.push(running, { kind: 'notice', notice: n })
+  }
+
+  /** The log position where the person last wrote: chips of tasks that ended before it have
+   * had their say. */
+  askedSeq = $state(0)
+
+  /** Tasks the log shows started and never ended, that are not running now, ended when Gantry
+   * last closed: their chips say so instead of spinning forever. */
+  settleBackground(running: string[]) {
+    for (const b of this.background) {
+      if (b.status === 'running' && !running.includes(b.taskId)) {
+        b.status = 'cancelled'
+        b.summary = `Background task “${b.task}” ended when Gantry closed.`
+      }
+    }
   }
 
   private newTurn(runId: string): Turn {
-    this.turns.push({
-      runId,
-      text: '',
-      attachments: [],
-      plan: false,
-      mode: '',
-      model: '',
-      gitBranch: null,
-      items: [],
-      spinner: '',
-      status: 'running',
-      message: '',
-      filesChanged: [],
-      truncated: false,
-      approvals: [],
-    })
+    this.turns.push(blankTurn(runId))
     // Keep the reactive proxy, not the plain object, so later writes update the view.
     const turn = this.turns[this.turns.length - 1]
     this.#byRun.set(runId, turn)
@@ -298,7 +436,7 @@ export class Transcript {
   private action(turn: Turn, p: ToolActionPayload) {
     let g = this.group(turn, p.groupId)
     if (!g) {
-      g = this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: 0, title: '', finished: false, actions: [] } }).group
+      g = this.push(turn, { kind: 'group', group: { id: p.groupId, iteration: 0, title: '', finished: false, actions: [], dialects: [], rescued: false } }).group
     }
     const fields = {
       tool: p.tool,
@@ -315,6 +453,7 @@ export class Transcript {
       durationMs: p.durationMs ?? 0,
       places: p.places ?? [],
       problems: p.problems ?? [],
+      server: p.server ?? '',
     }
     const a = g.actions.find((x) => x.id === p.actionId)
     if (a) {
@@ -333,7 +472,7 @@ export class Transcript {
       }
       return
     }
-    g.actions.push({ id: p.actionId, output: '', approval: '', sandboxed: !!p.sandboxed, ...fields })
+    g.actions.push({ id: p.actionId, output: '', approval: '', sandboxed: !!p.sandboxed, subagent: '', ...fields })
   }
 
   /** The event names no action: the log has the call's "pending" line just before it, so the card
@@ -364,5 +503,28 @@ export class Transcript {
       a.approval = p.outcome
       if (card.sandboxed) a.sandboxed = true
     }
+  }
+}
+
+function blankTurn(runId: string): Turn {
+  return {
+    runId,
+    text: '',
+    attachments: [],
+    plan: false,
+    mode: '',
+    model: '',
+    gitBranch: null,
+    items: [],
+    spinner: '',
+    waiting: null,
+    usage: null,
+    status: 'running',
+    message: '',
+    filesChanged: [],
+    truncated: false,
+    approvals: [],
+    notices: [],
+    subagent: null,
   }
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -24,16 +25,29 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	if !decodeRequest(w, r, &req) {
 		return
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, req)
-	s.mu.Unlock()
+	if len(req.Messages) > 0 { // a load or unload asks for no answer; Loads records loads
+		s.mu.Lock()
+		s.requests = append(s.requests, req)
+		s.mu.Unlock()
+	}
 
 	m, ok := s.admit(w, req)
 	if !ok {
 		return
 	}
-	turn := s.nextTurn()
-	if !sleep(r.Context(), turn.FirstDelay) {
+	numCtx := numCtxOf(req)
+	loadTook, ok := s.schedule(r.Context(), m, numCtx, req.KeepAlive)
+	if !ok {
+		return
+	}
+	if len(req.Messages) == 0 {
+		writeJSON(w, http.StatusOK, doneResponse(req.Model, "load"))
+		return
+	}
+	turn := s.nextTurn(req)
+	// A held turn is a model reading its prompt: the hold counts as prefill.
+	prefillStart := time.Now()
+	if !s.hold(r.Context(), turn.Hold) || !sleep(r.Context(), turn.FirstDelay) {
 		return
 	}
 	if turn.Status != 0 {
@@ -43,10 +57,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 
 	// Ollama only parses thinking out of the output when the model can think and was not told not to.
 	msgs := turn.messages(m.has(model.CapabilityThinking) && (req.Think == nil || req.Think.Bool()))
+	bpt := cmp.Or(m.BytesPerToken, 4)
 	rep := reply{
-		model: req.Model, turn: turn, msgs: msgs, start: start,
-		prompt: cmp.Or(turn.PromptEvalCount, promptTokens(req)),
-		eval:   cmp.Or(turn.EvalCount, evalTokens(msgs)),
+		model: req.Model, turn: turn, msgs: msgs, start: start, load: loadTook, prefill: time.Since(prefillStart),
+		prompt: cmp.Or(turn.PromptEvalCount, promptTokens(req, numCtx, bpt)),
+		eval:   cmp.Or(turn.EvalCount, evalTokens(msgs, bpt)),
 	}
 	if req.Stream != nil && !*req.Stream {
 		rep.whole(r.Context(), w)
@@ -55,8 +70,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// admit answers, and returns false for, the requests Ollama would not run: its checks and their
-// messages, in the order of server.ChatHandler and scheduleRunner.
+// admit answers, and returns false for, the requests Ollama would not run (and an unload): its
+// checks and their messages, in the order of server.ChatHandler and scheduleRunner.
 func (s *Server) admit(w http.ResponseWriter, req api.ChatRequest) (Model, bool) {
 	n := model.ParseName(req.Model)
 	if !n.IsValid() {
@@ -68,6 +83,7 @@ func (s *Server) admit(w http.ResponseWriter, req api.ChatRequest) (Model, bool)
 	case !ok:
 		writeError(w, http.StatusNotFound, fmt.Sprintf("model '%s' not found", req.Model))
 	case len(req.Messages) == 0 && req.KeepAlive != nil && req.KeepAlive.Duration == 0:
+		s.unload(model.ParseName(m.Name).DisplayShortest(), nil)
 		writeJSON(w, http.StatusOK, doneResponse(req.Model, "unload"))
 	case !m.has(model.CapabilityThinking) && req.Think.Bool():
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("%q does not support thinking", req.Model))
@@ -75,8 +91,6 @@ func (s *Server) admit(w http.ResponseWriter, req api.ChatRequest) (Model, bool)
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("%q does not support chat", req.Model))
 	case len(req.Tools) > 0 && !m.has(model.CapabilityTools):
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("%s does not support tools", n))
-	case len(req.Messages) == 0:
-		writeJSON(w, http.StatusOK, doneResponse(req.Model, "load"))
 	default:
 		return m, true
 	}
@@ -85,16 +99,17 @@ func (s *Server) admit(w http.ResponseWriter, req api.ChatRequest) (Model, bool)
 
 // reply plays one scripted turn back to one chat request.
 type reply struct {
-	model        string
-	turn         Turn
-	msgs         []api.Message
-	start        time.Time
-	prompt, eval int
+	model         string
+	turn          Turn
+	msgs          []api.Message
+	start         time.Time
+	load, prefill time.Duration // how long the load and the held prefill took
+	prompt, eval  int
 }
 
 func (rep reply) final() api.ChatResponse {
 	resp := doneResponse(rep.model, cmp.Or(rep.turn.DoneReason, "stop"))
-	resp.Metrics = metrics(rep.start, rep.prompt, rep.eval)
+	resp.Metrics = rep.metrics()
 	return resp
 }
 
@@ -145,15 +160,31 @@ func (rep reply) whole(ctx context.Context, w http.ResponseWriter) {
 	}
 }
 
-func (s *Server) nextTurn() Turn {
+// nextTurn is the answer to req: a rule's that matches its last message, else the first queued
+// turn it may have (see Turn.When).
+func (s *Server) nextTurn(req api.ChatRequest) Turn {
+	first := ""
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			first = m.Content
+			break
+		}
+	}
+	last := req.Messages[len(req.Messages)-1].Content
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.script.Turns) == 0 {
-		return defaultTurn
+	for _, r := range s.script.Rules {
+		if strings.Contains(last, r.Contains) && (r.Model == "" || model.ParseName(r.Model).EqualFold(model.ParseName(req.Model))) {
+			return r.Turn
+		}
 	}
-	t := s.script.Turns[0]
-	s.script.Turns = s.script.Turns[1:]
-	return t
+	for i, t := range s.script.Turns {
+		if t.When == "" || strings.Contains(first, t.When) {
+			s.script.Turns = slices.Delete(s.script.Turns, i, i+1)
+			return t
+		}
+	}
+	return defaultTurn
 }
 
 func doneResponse(modelName, reason string) api.ChatResponse {
@@ -222,45 +253,63 @@ func hangUp(w http.ResponseWriter) {
 	_ = conn.Close()
 }
 
-// Token counts are estimated at about four bytes a token, with a few tokens of template per message.
-func tokens(s string) int { return (len(s) + 3) / 4 }
+// tokens counts s at bpt bytes a token.
+func tokens(s string, bpt int) int { return (len(s) + bpt - 1) / bpt }
 
-func promptTokens(req api.ChatRequest) int {
-	n := 0
-	for _, m := range req.Messages {
-		n += 4 + tokens(m.Content) + tokens(m.Thinking)
-		for _, tc := range m.ToolCalls {
-			n += tokens(tc.Function.Name) + tokens(tc.Function.Arguments.String())
-		}
+// messageTokens counts one message with a few tokens of template around it.
+func messageTokens(m api.Message, bpt int) int {
+	n := 4 + tokens(m.Content, bpt) + tokens(m.Thinking, bpt)
+	for _, tc := range m.ToolCalls {
+		n += tokens(tc.Function.Name, bpt) + tokens(tc.Function.Arguments.String(), bpt)
 	}
+	return n
+}
+
+// promptTokens is the prompt_eval_count of a request, cut to numCtx as Ollama cuts it:
+// server.chatPrompt keeps the last message and the system messages, and as many of the
+// newest others as fit; when even those do not fit, the runner keeps numCtx tokens.
+func promptTokens(req api.ChatRequest, numCtx, bpt int) int {
+	fixed := 0
 	if len(req.Tools) > 0 {
 		b, _ := json.Marshal(req.Tools)
-		n += tokens(string(b))
+		fixed = tokens(string(b), bpt)
 	}
-	return n
+	msgs := req.Messages
+	cost := func(from int) int {
+		n := fixed
+		for j, m := range msgs {
+			if j >= from || m.Role == "system" {
+				n += messageTokens(m, bpt)
+			}
+		}
+		return n
+	}
+	from := len(msgs) - 1
+	for from > 0 && cost(from-1) <= numCtx {
+		from--
+	}
+	return min(cost(max(from, 0)), numCtx)
 }
 
-func evalTokens(msgs []api.Message) int {
+func evalTokens(msgs []api.Message, bpt int) int {
 	n := 1 // end of turn
 	for _, m := range msgs {
-		n += tokens(m.Content) + tokens(m.Thinking)
-		for _, tc := range m.ToolCalls {
-			n += tokens(tc.Function.Name) + tokens(tc.Function.Arguments.String())
-		}
+		n += messageTokens(m, bpt) - 4
 	}
 	return n
 }
 
-// metrics reports speeds of a small model on a laptop GPU, stretched to cover the real elapsed
-// time so total_duration is never less than the delays a test scripted.
-func metrics(start time.Time, prompt, eval int) api.Metrics {
+// metrics reports what Ollama measured: the load and a held prefill as they really took, and
+// speeds of a small model on a laptop GPU on top, so total_duration is never less than the
+// delays a test scripted.
+func (rep reply) metrics() api.Metrics {
 	m := api.Metrics{
-		LoadDuration:       12 * time.Millisecond,
-		PromptEvalCount:    prompt,
-		PromptEvalDuration: time.Duration(prompt) * 400 * time.Microsecond,
-		EvalCount:          eval,
-		EvalDuration:       time.Duration(eval) * 25 * time.Millisecond,
+		LoadDuration:       rep.load,
+		PromptEvalCount:    rep.prompt,
+		PromptEvalDuration: rep.prefill + time.Duration(rep.prompt)*400*time.Microsecond,
+		EvalCount:          rep.eval,
+		EvalDuration:       time.Duration(rep.eval) * 25 * time.Millisecond,
 	}
-	m.TotalDuration = max(time.Since(start), m.LoadDuration+m.PromptEvalDuration+m.EvalDuration)
+	m.TotalDuration = max(time.Since(rep.start), m.LoadDuration+m.PromptEvalDuration+m.EvalDuration)
 	return m
 }

@@ -143,6 +143,33 @@ func TestChatTurnsAreConsumedInOrderThenDefault(t *testing.T) {
 	require.Equal(t, "stop", final.DoneReason)
 }
 
+// Interleaved conversations (a run and its subagents) each take their own turns, in order.
+func TestChatTurnsAreRoutedByConversation(t *testing.T) {
+	t.Parallel()
+	srv := NewTest(t, Script{
+		Models: []Model{gemma},
+		Turns: []Turn{
+			{When: "find the loader", Chunks: []Chunk{{Content: "sub one"}}},
+			{Chunks: []Chunk{{Content: "parent one"}}},
+			{When: "find the loader", Chunks: []Chunk{{Content: "sub two"}}},
+		},
+	})
+	text := func(first string) string {
+		msgs := []api.Message{{Role: "system", Content: "You are Gantry."}, {Role: "user", Content: first}, {Role: "assistant", Content: "…"}, {Role: "user", Content: "go on"}}
+		got, err := chat(t, t.Context(), srv, api.ChatRequest{Model: "gemma3:1b", Messages: msgs})
+		require.NoError(t, err)
+		var sb strings.Builder
+		for _, r := range got {
+			sb.WriteString(r.Message.Content)
+		}
+		return sb.String()
+	}
+	require.Equal(t, "parent one", text("fix the build"), "a turn for another conversation is skipped")
+	require.Equal(t, "sub one", text("Please find the loader."))
+	require.Equal(t, "sub two", text("Please find the loader."))
+	require.Equal(t, "OK", text("fix the build"))
+}
+
 func TestChatWithoutStreaming(t *testing.T) {
 	t.Parallel()
 	srv := NewTest(t, Script{Models: []Model{qwen}, Turns: []Turn{{Chunks: []Chunk{
@@ -321,5 +348,29 @@ func TestChatDelays(t *testing.T) {
 	start = time.Now()
 	_, err = chat(t, ctx, srv, req)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Less(t, time.Since(start), 5*time.Second)
+	require.Less(t, time.Since(start), time.Minute, "the delay ended with the client's context")
+}
+
+// A held turn answers once the test releases it, and not before.
+func TestChatHeldTurnsWaitForRelease(t *testing.T) {
+	t.Parallel()
+	srv := NewTest(t, Script{Models: []Model{gemma}, Turns: []Turn{{Hold: "sub", Chunks: []Chunk{{Content: "late"}}}}})
+	done := make(chan string, 1)
+	go func() {
+		got, err := chat(t, context.Background(), srv, api.ChatRequest{Model: "gemma3:1b", Messages: userSays("go")})
+		if err != nil {
+			done <- err.Error()
+			return
+		}
+		done <- got[0].Message.Content
+	}()
+	require.NoError(t, srv.WaitHeld(t.Context(), "sub", 1))
+	select {
+	case s := <-done:
+		t.Fatalf("answered before the release: %q", s)
+	default:
+	}
+	srv.Release("sub")
+	require.Equal(t, "late", <-done)
+	require.Equal(t, 0, srv.Held("sub"))
 }

@@ -84,3 +84,21 @@ func TestControlEndpoints(t *testing.T) {
 	require.Equal(t, http.StatusBadRequest, status)
 	require.Contains(t, body, `"error":"fakeollama: json: cannot unmarshal`)
 }
+
+// Out of process a test releases a held load through /_fake/release and reads the loads back.
+func TestControlReleaseAndLoads(t *testing.T) {
+	t.Parallel()
+	srv := NewTest(t, Script{Models: []Model{qwen}, HoldLoads: "load"})
+	done := make(chan error, 1)
+	go func() {
+		_, err := chat(t, t.Context(), srv, api.ChatRequest{Model: "qwen3:4b", Options: map[string]any{"num_ctx": 2048}})
+		done <- err
+	}()
+	require.NoError(t, srv.WaitHeld(t.Context(), "load", 1))
+	status, body := post(t, srv.URL()+"/_fake/release", `{"name": "load"}`)
+	require.Equal(t, http.StatusNoContent, status, body)
+	require.NoError(t, <-done)
+	status, body = send(t, http.MethodGet, srv.URL()+"/_fake/loads", "")
+	require.Equal(t, http.StatusOK, status)
+	require.JSONEq(t, `[{"model": "qwen3:4b", "numCtx": 2048}]`, body)
+}

@@ -49,7 +49,7 @@ func (s *Server) handlePull(w http.ResponseWriter, r *http.Request) {
 // Layers already present (a re-pull) report as complete at once, as Ollama's blob cache does.
 func (s *Server) pull(ctx context.Context, n model.Name, emit func(api.ProgressResponse) bool) error {
 	s.mu.Lock()
-	delay := s.script.PullDelay
+	delay, gate := s.script.PullDelay, s.pullGate
 	installed, cached := find(s.script.Models, n)
 	m, found := find(s.script.Library, n)
 	if !found {
@@ -85,6 +85,13 @@ func (s *Server) pull(ctx context.Context, n model.Name, emit func(api.ProgressR
 			p := api.ProgressResponse{Status: "pulling " + d[7:19], Digest: d, Total: size, Completed: size * part / pullSteps}
 			if err := report(p); err != nil {
 				return err
+			}
+			if gate != nil && part == pullSteps/2 {
+				select {
+				case <-gate:
+				case <-ctx.Done():
+					return errors.New("client went away")
+				}
 			}
 		}
 	}

@@ -1,6 +1,8 @@
 package fakeollama
 
 import (
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,4 +97,39 @@ func TestPullIsPaced(t *testing.T) {
 	got, err := pull(t, srv, api.PullRequest{Model: "tiny"})
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, time.Since(start), time.Duration(len(got)-1)*10*time.Millisecond)
+}
+
+func TestPullHoldKeepsAPullHalfwayUntilReleased(t *testing.T) {
+	t.Parallel()
+	srv := NewTest(t, Script{Library: []Model{qwen}, PullHold: true})
+	var mu sync.Mutex
+	var log []string // the statuses as they arrive, and the moment of the release
+	add := func(s string) {
+		mu.Lock()
+		log = append(log, s)
+		mu.Unlock()
+	}
+	halfway := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		req := api.PullRequest{Model: "qwen3:4b"}
+		done <- newClient(t, srv).Pull(t.Context(), &req, func(p api.ProgressResponse) error {
+			add(p.Status)
+			if p.Total > 0 && p.Completed == p.Total*(pullSteps/2)/pullSteps {
+				close(halfway)
+			}
+			return nil
+		})
+	}()
+	<-halfway
+	add("released")
+	srv.ReleasePulls()
+	require.NoError(t, <-done)
+
+	mu.Lock()
+	defer mu.Unlock()
+	at := slices.Index(log, "released")
+	require.Equal(t, "success", log[len(log)-1])
+	require.NotContains(t, log[:at], "verifying sha256 digest", "held until the release")
+	require.Equal(t, log[at-1], log[at+1], "the model layer goes on where it stopped")
 }

@@ -20,6 +20,10 @@ type Model struct {
 	Size          int64    `json:"size,omitempty"`          // bytes on disk; default 1 GiB
 	// ModifiedAt orders /api/tags, newest first; zero means a fixed date in the past.
 	ModifiedAt time.Time `json:"modifiedAt,omitzero"`
+	// BytesPerToken is how many bytes of text its tokenizer packs into a token on average;
+	// default 4. A smaller figure makes prompts count more tokens than a client estimating
+	// four bytes a token expects, as code and non-English text do with real tokenizers.
+	BytesPerToken int `json:"bytesPerToken,omitempty"`
 }
 
 // ToolCall is a native tool call. Arguments are sent in sorted key order, because a Go map has
@@ -40,6 +44,15 @@ type Chunk struct {
 // Turn is one scripted answer to one /api/chat request. In JSON the durations are integer
 // milliseconds: firstDelayMs, chunkDelayMs.
 type Turn struct {
+	// When routes the turn to one conversation: it answers only a chat whose first user message
+	// contains When (a subagent's brief, the parent's task). Turns without it answer any chat.
+	// Each chat takes the first queued turn it may, so conversations that interleave (a run
+	// and its background subagents) each get their own answers in order.
+	When string `json:"when,omitempty"`
+	// Hold keeps the answer back until the test releases this name (Server.Release, or POST
+	// /_fake/release {"name": …}).
+	Hold string `json:"hold,omitempty"`
+
 	Chunks     []Chunk       `json:"chunks,omitempty"`
 	FirstDelay time.Duration `json:"-"` // before the first chunk (or before the Status answer)
 	ChunkDelay time.Duration `json:"-"` // between chunks
@@ -56,9 +69,20 @@ type Turn struct {
 	CutAfter   int    `json:"cutAfter,omitempty"`
 	DoneReason string `json:"doneReason,omitempty"` // "stop" (default) or "length"
 
-	// Token counts in the final message; zero means an estimate from the text (about 4 bytes a token).
+	// Token counts in the final message; zero means counting the text at the model's
+	// BytesPerToken, with the prompt cut to num_ctx the way Ollama cuts it.
 	PromptEvalCount int `json:"promptEvalCount,omitempty"`
 	EvalCount       int `json:"evalCount,omitempty"`
+}
+
+// Rule answers every request whose last message contains Contains (and names Model, when set)
+// with Turn, leaving the queued turns alone: the standing answer to a request a client makes on
+// its own, such as a check it runs when a model is picked, so that it never takes a turn a test
+// queued for something else.
+type Rule struct {
+	Model    string `json:"model,omitempty"`
+	Contains string `json:"contains"`
+	Turn     Turn   `json:"turn"`
 }
 
 // Script is the fake's whole configurable state. In JSON, PullDelay is pullDelayMs.
@@ -67,7 +91,14 @@ type Script struct {
 	Models    []Model       `json:"models,omitempty"`  // installed: /api/tags, /api/show, /api/chat
 	Library   []Model       `json:"library,omitempty"` // what /api/pull can fetch; anything else fails like an unknown name
 	Turns     []Turn        `json:"turns,omitempty"`   // consumed in order; when empty /api/chat streams "OK"
+	Rules     []Rule        `json:"rules,omitempty"`   // matched before the turns, never consumed
 	PullDelay time.Duration `json:"-"`                 // between pull progress lines, so a progress bar can be watched
+	// HoldLoads holds every model load until the test releases this name (Server.Release),
+	// so that it can watch the wait for a model to load; "" loads at once.
+	HoldLoads string `json:"holdLoads,omitempty"`
+	// PullHold stops every fresh pull halfway through its model layer until ReleasePulls (or
+	// the client goes away): a test sees a download in progress for as long as it needs.
+	PullHold bool `json:"pullHold,omitempty"`
 }
 
 type turnJSON struct {
@@ -121,5 +152,6 @@ func (s Script) clone() Script {
 	s.Models = slices.Clone(s.Models)
 	s.Library = slices.Clone(s.Library)
 	s.Turns = slices.Clone(s.Turns)
+	s.Rules = slices.Clone(s.Rules)
 	return s
 }

@@ -6,8 +6,11 @@
 //
 //	POST /_fake/script    body: Script      replace the script (queued turns included)
 //	POST /_fake/turns     body: []Turn      queue more turns
-//	GET  /_fake/requests  → []api.ChatRequest, every /api/chat request received, oldest first
+//	GET  /_fake/requests  → []api.ChatRequest, every /api/chat request for an answer, oldest first
 //	POST /_fake/reset                       back to the script given to New, requests forgotten
+//	POST /_fake/release   body: {"name": …} let the turns and loads held on that name go on (Turn.Hold, Script.HoldLoads)
+//	GET  /_fake/loads     → []Load, every model load so far (model and num_ctx), oldest first
+//	POST /_fake/pulls/release               let pulls held by Script.PullHold finish
 //
 // "Ollama went away and came back": SetDown(true) closes the listener and every open connection
 // (clients get connection refused), SetDown(false) listens again on the same port. Out of process,
@@ -32,23 +35,31 @@ import (
 type Server struct {
 	routes map[string]map[string]http.HandlerFunc
 
-	mu       sync.Mutex
-	initial  Script
-	script   Script // live state: pulls and deletes change Models, chats consume Turns
-	requests []api.ChatRequest
-	addr     string // kept across SetDown so the server comes back on the same port
-	httpSrv  *http.Server
-	ln       net.Listener
+	mu          sync.Mutex
+	initial     Script
+	script      Script // live state: pulls and deletes change Models, chats consume Turns
+	requests    []api.ChatRequest
+	resident    map[string]*resident     // models in memory by short name (memory.go)
+	loads       []Load                   // every load so far (memory.go)
+	gates       map[string]chan struct{} // Turn.Hold names, closed once released (hold.go)
+	held        map[string]int           // chats waiting on each
+	heldChanged chan struct{}            // closed when a count in held changes
+	pullGate    chan struct{}            // with Script.PullHold: closed by ReleasePulls
+	addr        string                   // kept across SetDown so the server comes back on the same port
+	httpSrv     *http.Server
+	ln          net.Listener
 }
 
 // New returns a Server that is not listening yet; see Start, or NewTest for tests.
 func New(s Script) *Server {
-	srv := &Server{initial: s.clone(), script: s.clone()}
+	srv := &Server{resident: map[string]*resident{}}
+	srv.setScriptLocked(s)
 	srv.routes = map[string]map[string]http.HandlerFunc{
 		"/":               {http.MethodGet: srv.handleRoot, http.MethodHead: srv.handleRoot},
 		"/api/version":    {http.MethodGet: srv.handleVersion, http.MethodHead: srv.handleVersion},
 		"/api/tags":       {http.MethodGet: srv.handleTags, http.MethodHead: srv.handleTags},
 		"/api/show":       {http.MethodPost: srv.handleShow},
+		"/api/ps":         {http.MethodGet: srv.handlePs},
 		"/api/chat":       {http.MethodPost: srv.handleChat},
 		"/api/pull":       {http.MethodPost: srv.handlePull},
 		"/api/delete":     {http.MethodDelete: srv.handleDelete},
@@ -56,6 +67,12 @@ func New(s Script) *Server {
 		"/_fake/turns":    {http.MethodPost: srv.handleEnqueue},
 		"/_fake/requests": {http.MethodGet: srv.handleRequests},
 		"/_fake/reset":    {http.MethodPost: srv.handleReset},
+		"/_fake/release":  {http.MethodPost: srv.handleRelease},
+		"/_fake/loads":    {http.MethodGet: srv.handleLoads},
+		"/_fake/pulls/release": {http.MethodPost: func(w http.ResponseWriter, _ *http.Request) {
+			srv.ReleasePulls()
+			w.WriteHeader(http.StatusNoContent)
+		}},
 	}
 	return srv
 }
@@ -151,18 +168,51 @@ func (s *Server) SetScript(sc Script) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.script = sc.clone()
+	s.holdPullsLocked(sc.PullHold)
 }
 
-// Reset restores the script given to New and forgets recorded requests.
+// setScriptLocked makes sc the script, initial and live.
+func (s *Server) setScriptLocked(sc Script) {
+	s.initial, s.script = sc.clone(), sc.clone()
+	s.holdPullsLocked(sc.PullHold)
+}
+
+func (s *Server) holdPullsLocked(hold bool) {
+	s.pullGate = nil
+	if hold {
+		s.pullGate = make(chan struct{})
+	}
+}
+
+// ReleasePulls lets the pulls held by Script.PullHold finish, and those started later run
+// through.
+func (s *Server) ReleasePulls() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pullGate != nil {
+		close(s.pullGate)
+		s.pullGate = nil
+	}
+}
+
+// Reset restores the script given to New, forgets recorded requests and loads, and empties
+// the memory: every model is cold again.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.script = s.initial.clone()
+	s.setScriptLocked(s.initial)
 	s.requests = nil
+	s.resident = map[string]*resident{}
+	s.loads = nil
+	// Chats held for the last test answer now, and the next test's holds start closed.
+	for name := range s.gates {
+		s.releaseLocked(name)
+	}
+	s.gates, s.held = nil, map[string]int{}
 }
 
-// Requests returns every /api/chat request received so far, oldest first, including those that
-// were answered with an error.
+// Requests returns every /api/chat request for an answer received so far (those with messages:
+// loads and unloads are not), oldest first, including those that were answered with an error.
 func (s *Server) Requests() []api.ChatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()

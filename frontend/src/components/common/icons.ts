@@ -53,6 +53,8 @@ export const icons = {
     'M9 18h6',
     'M10 22h4',
   ],
+  // Lucide's plug: an MCP server's tool.
+  plug: ['M12 22v-5', 'M9 8V2', 'M15 8V2', 'M18 8v5a4 4 0 0 1-4 4h-4a4 4 0 0 1-4-4V8Z'],
   gantry: ['M5 21 7.5 5', 'M19 21 16.5 5', 'M3 5h18', 'M12 5v5', 'M9.5 10h5v4h-5z'],
 } satisfies Record<string, string[]>
 

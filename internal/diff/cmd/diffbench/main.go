@@ -6,7 +6,8 @@
 //     of the whole process, start-up included, so it is also given for `git --version` alone.
 //     Both must find the same lines added and removed, or the command fails;
 //   - the worst case for the search, the same file at 100,000 lines shuffled, once each, with how
-//     many lines each tool shows as changed (no shortest script is sought there, so they differ).
+//     many lines each tool shows as changed (no shortest script is sought there, so they differ);
+//   - a 60,000-line file with its halves swapped, the case the segment cap is for, once.
 //
 // Each result is printed as one line "name<TAB>value<TAB>unit" so a script can tabulate it. The
 // two files are written under -dir (the system temp folder by default) and removed afterwards.
@@ -89,6 +90,12 @@ func run(parent string) error {
 	report("diff_100k_lines_shuffled_git_diff_process", ms(gitTime), "ms")
 	report("diff_100k_lines_shuffled_unified_changed", float64(oursAdded+oursRemoved), "lines")
 	report("diff_100k_lines_shuffled_git_changed", float64(gitAdded+gitRemoved), "lines")
+
+	half := strings.SplitAfter(sourceLike(r, 60_000), "\n")
+	first, second := strings.Join(half[:30_000], ""), strings.Join(half[30_000:], "")
+	start = time.Now()
+	diff.Unified("f", first+second, second+first, diff.DefaultContext)
+	report("diff_60k_lines_halves_swapped_unified", ms(time.Since(start)), "ms")
 	return nil
 }
 

@@ -1,0 +1,81 @@
+package llm
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+	"github.com/ollama/ollama/types/model"
+)
+
+// Before the first token of an answer Ollama may have to load the model (seconds to minutes for
+// a large one) and then read the prompt (prefill, long for a long prompt on a slow machine); its
+// chat stream says nothing until the first token. To tell the two waits apart, a caller asks
+// Running, and when the model is not ready it Loads it first: an /api/chat request without
+// messages, which Ollama answers once the model is in memory. The wait for the chat after that
+// is the prefill.
+
+// loads counts the loads under way from this process, per server and model: Ollama's /api/ps
+// already lists a model while it is being loaded, so only this process can tell that a load it
+// started (the warm-up when a project opens, say) has not finished.
+var loads = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
+func (c *Client) loadKey(name string) string {
+	return c.base.String() + " " + model.ParseName(name).DisplayShortest()
+}
+
+// Running reports whether Ollama has the model in memory with numCtx, so that a request starts
+// at once: listed by /api/ps (with that context length, when the server reports one) and not
+// being loaded by a request of this process.
+func (c *Client) Running(ctx context.Context, name string, numCtx int) (bool, error) {
+	loads.Lock()
+	loading := loads.n[c.loadKey(name)] > 0
+	loads.Unlock()
+	if loading {
+		return false, nil
+	}
+	ps, err := c.api.ListRunning(ctx)
+	if err != nil {
+		err, _ = c.classifyError(ctx, "", err) // a 404 here is not about the model
+		return false, err
+	}
+	want := model.ParseName(name)
+	for _, m := range ps.Models {
+		if model.ParseName(m.Name).EqualFold(want) {
+			// Ollama before 0.7 does not report the context length.
+			return m.ContextLength == 0 || m.ContextLength == numCtx, nil
+		}
+	}
+	return false, nil
+}
+
+// Load makes Ollama load the model with numCtx (a request with another num_ctx would load it
+// again) and keep it for keepAlive (0: the server's default), returning once it is loaded.
+// Errors and retries are those of Chat.
+func (c *Client) Load(ctx context.Context, name string, numCtx int, keepAlive time.Duration) error {
+	key := c.loadKey(name)
+	loads.Lock()
+	loads.n[key]++
+	loads.Unlock()
+	defer func() {
+		loads.Lock()
+		if loads.n[key]--; loads.n[key] <= 0 {
+			delete(loads.n, key)
+		}
+		loads.Unlock()
+	}()
+	wire := chatWireRequest(ChatRequest{Model: name, NumCtx: numCtx, KeepAlive: keepAlive})
+	stream := false
+	wire.Stream = &stream
+	return c.retrying(ctx, func() (bool, error) {
+		err := c.api.Chat(ctx, wire, func(api.ChatResponse) error { return nil })
+		if err != nil {
+			err, _ = c.classifyError(ctx, name, err)
+		}
+		return false, err
+	})
+}

@@ -1,0 +1,64 @@
+package llm
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"gantry/internal/llm/fakeollama"
+)
+
+func TestLoadThenRunning(t *testing.T) {
+	t.Parallel()
+	c, fake, _ := newTestClient(t, fakeollama.Script{Models: testModels})
+	ctx := t.Context()
+
+	ready, err := c.Running(ctx, "qwen3:4b", 8192)
+	require.NoError(t, err)
+	require.False(t, ready, "nothing is loaded yet")
+
+	require.NoError(t, c.Load(ctx, "qwen3:4b", 8192, 0))
+	ready, err = c.Running(ctx, "qwen3:4b", 8192)
+	require.NoError(t, err)
+	require.True(t, ready)
+	ready, err = c.Running(ctx, "qwen3:4b", 16384)
+	require.NoError(t, err)
+	require.False(t, ready, "another num_ctx would load it again")
+
+	// The chat after the load finds it loaded: one load in all.
+	_, err = c.Chat(ctx, ChatRequest{Model: "qwen3:4b", Messages: userSays("hi"), NumCtx: 8192}, nil)
+	require.NoError(t, err)
+	require.Equal(t, []fakeollama.Load{{Model: "qwen3:4b", NumCtx: 8192}}, fake.Loads())
+}
+
+// While this process is loading a model, Running says it is not ready, though /api/ps lists it.
+func TestRunningWhileThisProcessLoads(t *testing.T) {
+	t.Parallel()
+	c, fake, _ := newTestClient(t, fakeollama.Script{Models: testModels, HoldLoads: "load"})
+	ctx := t.Context()
+	done := make(chan error, 1)
+	go func() { done <- c.Load(ctx, "qwen3:4b", 8192, 0) }()
+	require.NoError(t, fake.WaitHeld(ctx, "load", 1))
+	ps, err := c.api.ListRunning(ctx)
+	require.NoError(t, err)
+	require.Len(t, ps.Models, 1)
+	ready, err := c.Running(ctx, "qwen3:4b", 8192)
+	require.NoError(t, err)
+	require.False(t, ready)
+	fake.Release("load")
+	require.NoError(t, <-done)
+	ready, err = c.Running(ctx, "QWEN3:4b", 8192)
+	require.NoError(t, err)
+	require.True(t, ready, "names match as Ollama matches them")
+	ready, err = c.Running(ctx, "qwen3", 8192)
+	require.NoError(t, err)
+	require.False(t, ready, "qwen3 is qwen3:latest, not qwen3:4b")
+}
+
+func TestLoadUnknownModel(t *testing.T) {
+	t.Parallel()
+	c, _, _ := newTestClient(t, fakeollama.Script{Models: testModels})
+	err := c.Load(t.Context(), "nope:1b", 8192, 0)
+	var nf *ModelNotFoundError
+	require.ErrorAs(t, err, &nf)
+}
