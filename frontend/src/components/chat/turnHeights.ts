@@ -4,8 +4,13 @@
 // not anchor scrolling: the real height arriving as the person scrolls up to that turn would move
 // what they are reading. measureTurnHeights lays each such turn out once in the background, a few
 // at a time while the page is idle, keeps its real height as its size while skipped, and holds
-// the scroll position on what is shown meanwhile.
+// the scroll position on what is shown meanwhile where the browser does not.
 import { whenIdle } from '../../lib/idle'
+
+/** Whether the browser keeps what is in view in place when content above it changes size
+ * (Chromium does; WebKitGTK 2.50 does not): moving the scroll position as well would move it
+ * twice. */
+const anchors = typeof CSS !== 'undefined' && CSS.supports('overflow-anchor', 'auto')
 
 /** Turns laid out per idle moment: a few milliseconds of layout each. */
 const batch = 8
@@ -54,7 +59,7 @@ export function measureTurnHeights(scroller: HTMLElement, content: HTMLElement, 
       s.dataset.measured = 'true'
       if (before[i].bottom <= viewTop) shift += heights[i] - before[i].height
     })
-    if (shift && !following()) scroller.scrollTop += shift
+    if (shift && !anchors && !following()) scroller.scrollTop += shift
     cancel = whenIdle(step, 50)
   }
 }
