@@ -22,10 +22,12 @@ func runDesktop(assets fs.FS, opts app.Options) error {
 	// only when Settings → Appearance follows the system.
 	systemDark := make(chan bool, 1)
 	go func() { systemDark <- app.SystemPrefersDark(context.Background()) }()
+	fonts := app.ResolveWindowFonts()
 	a, err := app.New(context.Background(), opts)
 	if err != nil {
 		return err
 	}
+	a.SetWindowFonts(fonts)
 	r, g, b := app.WindowColour(a.StartsDark(func() bool { return <-systemDark }))
 	app.TraceStartup("wails.Run")
 	return wails.Run(&options.App{

@@ -61,6 +61,8 @@ type App struct {
 	// systemTheme is the desktop's scheme ("light" or "dark") once the window asked for it:
 	// the start page marks the first frame with it when Appearance says "system".
 	systemTheme atomic.Value
+	// windowFonts waits for the desktop window's fonts (SetWindowFonts); nil in a browser.
+	windowFonts func() ResolvedFonts
 
 	cancel context.CancelFunc
 	done   chan struct{}

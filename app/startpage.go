@@ -12,8 +12,9 @@ import (
 // StartPage serves index.html with what the page's first frame needs to know: the theme
 // (data-theme, as frontend/src/stores/settings.svelte.ts sets it later: the one pinned in Settings
 // → Appearance, or the desktop's when the window asked for it; a browser's first frame follows
-// its own OS through light-dark() until the page sets it) and
-// whether a project is open (data-project). With those the page paints the right screen in the
+// its own OS through light-dark() until the page sets it),
+// whether a project is open (data-project), and in the desktop window the installed fonts its
+// font stacks come to (window_font.go). With those the page paints the right screen in the
 // right colours at once, instead of a blank frame, or the OS theme, until its first calls answer.
 // Every other request goes to next.
 func (a *App) StartPage(assets fs.FS) func(next http.Handler) http.Handler {
@@ -46,6 +47,9 @@ func (a *App) startPage(page []byte) []byte {
 	}
 	if theme != "" {
 		attrs += ` data-theme="` + theme + `"`
+	}
+	if a.windowFonts != nil {
+		attrs += a.windowFonts().style()
 	}
 	return bytes.Replace(page, []byte("<html"), []byte("<html"+attrs), 1)
 }

@@ -29,6 +29,8 @@ step() {
 
 step go-vet go vet ./...
 step go-vet-desktop go vet -tags desktop,production,webkit2_41 . ./app
+# What only the desktop build compiles (fontconfig through cgo) has its own tests.
+step go-test-desktop go test -count=1 -tags desktop,production,webkit2_41 -run '^TestWindow' ./app
 
 echo "── go test"
 go test -race -count=1 -json ./... >"$out/go-test.json" 2>"$out/go-test.stderr"

@@ -25,6 +25,12 @@ afterAll(closeAll)
 const answer = (text: string) => ({ chunks: [{ content: `${text} [TASK_COMPLETE]` }] })
 
 const transcript = () => page.getByTestId('message-list')
+/** The transcript's text as shown. A turn is rendered only once a frame has found it in view
+ * (MessageList's content-visibility: auto); until then innerText leaves it out. */
+const shownText = async () => {
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))))
+  return transcript().innerText()
+}
 const rows = () => page.getByTestId('session')
 const row = (title: string) => rows().filter({ hasText: title })
 
@@ -43,7 +49,7 @@ test('chats are listed, reopened as shown live, renamed and deleted', async () =
   await sendTask(page, 'What does the README say?')
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
   await see(transcript()).toContainText('one-line')
-  const firstLive = await transcript().innerText()
+  const firstLive = await shownText()
   await see(rows()).toHaveCount(1)
   await see(row('What does the README say?').locator('[aria-current="true"]')).toHaveCount(1)
 
@@ -52,7 +58,7 @@ test('chats are listed, reopened as shown live, renamed and deleted', async () =
   await sendTask(page, 'Are there tests?')
   await see(page.getByTestId('run-status').last()).toHaveAttribute('data-status', 'done')
   await see(transcript()).toContainText('no tests yet')
-  const secondLive = await transcript().innerText()
+  const secondLive = await shownText()
 
   // Newest first, the shown one highlighted.
   await see(rows()).toHaveCount(2)
@@ -67,16 +73,16 @@ test('chats are listed, reopened as shown live, renamed and deleted', async () =
   // rebuilt from its event log alone and must read exactly as it did live.
   await page.reload()
   await see(transcript()).toContainText('no tests yet')
-  expect(await transcript().innerText()).toBe(secondLive)
+  expect(await shownText()).toBe(secondLive)
   await row('What does the README say?').getByRole('button', { name: /What does the README say/ }).click()
   await see(transcript()).toContainText('one-line')
   await see(transcript().locator('strong', { hasText: 'one-line' })).toBeVisible()
-  expect(await transcript().innerText()).toBe(firstLive)
+  expect(await shownText()).toBe(firstLive)
   await see(row('What does the README say?').locator('[aria-current="true"]')).toHaveCount(1)
   // And back again, from the cache this time.
   await row('Are there tests?').getByRole('button', { name: /Are there tests/ }).click()
   await see(transcript()).toContainText('no tests yet')
-  expect(await transcript().innerText()).toBe(secondLive)
+  expect(await shownText()).toBe(secondLive)
 
   // Rename inline: Escape cancels, Enter saves; the title survives a reload.
   const first = row('What does the README say?')

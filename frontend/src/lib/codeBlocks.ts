@@ -7,7 +7,17 @@
 // fence closes, and a Copy button just pressed still says "Copied".
 
 // The highlighter (CodeMirror's language package) loads with the first code block, not at start.
-const highlighter = () => import('./code/highlight')
+// One import for all blocks: each import() call runs Vite's preload helper again (a DOM query, a
+// URL per dependency of the chunk and a chain of promises), 60 times over for a reopened 60-run
+// session. A failed load is tried again by the next block.
+let loading: Promise<typeof import('./code/highlight')> | undefined
+function highlighter() {
+  loading ??= import('./code/highlight').catch((err) => {
+    loading = undefined
+    throw err
+  })
+  return loading
+}
 
 const fence = /(?:^|\s)language-([\w+#.-]+)/
 

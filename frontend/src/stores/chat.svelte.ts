@@ -5,6 +5,7 @@ import { onEvent } from '../lib/bridge'
 import type { AgentMode, GantryEvent } from '../lib/events'
 import type { Attachment, SendRequest } from '../lib/types'
 import { messageOf } from './notices.svelte'
+import { fetchReplay, rememberedSession, rememberSession, takeEarlyReplay } from './sessionReplay'
 import { isRunEvent, Transcript } from './transcript.svelte'
 
 export const modes: { id: AgentMode; label: string; hint: string }[] = [
@@ -21,9 +22,6 @@ export function attachmentLabel(a: Attachment): string {
   if (a.endLine === start) return `${a.path}:${start}`
   return `${a.path}:${start}–${a.endLine > 0 ? a.endLine : 'end'}`
 }
-
-/** Replay pages: big enough that a normal session loads in one or two calls. */
-const replayPage = 1000
 
 export { Transcript }
 export type { Action, BackgroundTask, Group, Item, PendingApproval, Turn } from './transcript.svelte'
@@ -131,7 +129,7 @@ export class ChatStore {
       const res = await chat.send({ sessionId: this.sessionId, ...req })
       this.transcript(res.sessionId)
       this.sessionId = res.sessionId
-      remember(this.workspace, res.sessionId)
+      rememberSession(this.workspace, res.sessionId)
       const seen = this.current?.turns.find((t) => t.runId === res.runId)
       this.startedRun = seen && seen.status !== 'running' ? '' : res.runId
       return true
@@ -167,33 +165,47 @@ export class ChatStore {
     }
   }
 
-  /** Shows a stored session: replays its events, holding live ones until the replay is in. */
+  /**
+   * Shows a stored session: replays its events, holding live ones until the replay is in. A
+   * session not shown yet in this window appears once every stored event is applied: one render
+   * of the whole conversation rather than one per page of events.
+   */
   async open(sessionId: string) {
     this.sessionId = sessionId
     this.error = ''
     if (!sessionId) return
-    remember(this.workspace, sessionId)
-    const t = this.transcript(sessionId)
-    this.held.set(sessionId, [])
+    rememberSession(this.workspace, sessionId)
+    const shown = this.transcripts[sessionId]
+    const t = shown ?? new Transcript(sessionId)
+    const held: GantryEvent[] = []
+    this.held.set(sessionId, held)
+    // A second open of the same session meanwhile holds its own events and shows its own replay.
+    const latest = () => this.held.get(sessionId) === held
+    const show = () => {
+      if (!shown && latest()) this.transcripts[sessionId] = t
+    }
     this.loading = true
     try {
-      for (;;) {
-        const page = await chat.replay(sessionId, t.lastSeq, replayPage)
-        for (const e of page) t.apply(e)
-        if (page.length < replayPage) break
-      }
+      // A reloaded window started fetching this chat before its panel was there (sessionReplay.ts).
+      const early = shown ? undefined : takeEarlyReplay(sessionId)
+      if (early) held.push(...early.live)
+      const stored = early ? await early.stored.catch(() => fetchReplay(sessionId, 0)) : await fetchReplay(sessionId, t.lastSeq)
+      for (const e of stored) t.apply(e)
       // The conversation goes on with the model it used last, not whatever the picker held;
       // set with the replay, before the questions below, so the picker does not change late.
       const last = t.turns.at(-1)
       if (last?.model && this.sessionId === sessionId) this.model = last.model
-      const running = await chat.activeRun(sessionId)
+      // On screen while the questions below are on their way; live events stay held until they
+      // are answered.
+      show()
+      const [running, tasks] = await Promise.all([chat.activeRun(sessionId), chat.runningTasks(sessionId)])
       if (running) this.startedRun = running
-      t.settleBackground(await chat.runningTasks(sessionId))
+      t.settleBackground(tasks)
     } catch (err) {
       this.error = `Could not load the conversation: ${messageOf(err)}`
     } finally {
-      const held = this.held.get(sessionId) ?? []
-      this.held.delete(sessionId)
+      show()
+      if (latest()) this.held.delete(sessionId)
       this.loading = false
       for (const e of held) this.handleEvent(e)
     }
@@ -206,7 +218,7 @@ export class ChatStore {
     // Attachments name files of the project they were picked in.
     this.attachments = []
     this.newSession()
-    const id = remembered(path)
+    const id = rememberedSession(path)
     if (id) await this.open(id)
   }
 
@@ -220,7 +232,7 @@ export class ChatStore {
   /** The person asked for a new session: the panel empties and a reload keeps it empty. */
   startNew() {
     this.newSession()
-    remember(this.workspace, '')
+    rememberSession(this.workspace, '')
   }
 
   /** Drops a deleted session's transcript; if it was shown, the panel starts a new one. */
@@ -233,19 +245,6 @@ export class ChatStore {
   start(): () => void {
     return onEvent((e) => this.handleEvent(e))
   }
-}
-
-const rememberKey = (workspace: string) => `gantry-chat-session:${workspace}`
-
-/** The session shown per workspace survives a reload of this window (not a restart). */
-function remember(workspace: string, sessionId: string) {
-  if (!workspace || typeof sessionStorage === 'undefined') return
-  if (sessionId) sessionStorage.setItem(rememberKey(workspace), sessionId)
-  else sessionStorage.removeItem(rememberKey(workspace))
-}
-
-function remembered(workspace: string): string {
-  return typeof sessionStorage !== 'undefined' ? (sessionStorage.getItem(rememberKey(workspace)) ?? '') : ''
 }
 
 export const chatStore = new ChatStore()

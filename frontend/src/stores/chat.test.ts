@@ -1,8 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { chat } from '../lib/api'
-import { BackendError } from '../lib/bridge'
+import { BackendError, onEvent } from '../lib/bridge'
 import type { GantryEvent } from '../lib/events'
 import { ChatStore, Transcript } from './chat.svelte'
+import { fetchShownChat, rememberSession } from './sessionReplay'
 
 vi.mock('../lib/api', () => ({
   chat: { send: vi.fn(), stop: vi.fn(), replay: vi.fn(), activeRun: vi.fn(), runningTasks: vi.fn(async () => []) },
@@ -336,7 +337,7 @@ describe('ChatStore', () => {
     expect(store.current?.turns ?? []).toHaveLength(0)
     release(events.slice(0, 12))
     await opening
-    expect(chat.replay).toHaveBeenCalledWith('s1', 0, 1000)
+    expect(chat.replay).toHaveBeenCalledWith('s1', 0, 5000)
     const turn = store.current!.turns[0]
     expect(turn.status).toBe('done')
     const group = turn.items[1].kind === 'group' ? turn.items[1].group : null
@@ -364,6 +365,74 @@ describe('ChatStore', () => {
     store.model = 'llama3.2:3b'
     await store.open('s1')
     expect(store.model).toBe('qwen3:4b')
+  })
+
+  it('shows a session opened for the first time once all its pages are in, before asking what runs', async () => {
+    seq = 0
+    // A full page of 5000 events (2500 short runs), then the rest.
+    const firstPage = Array.from({ length: 2500 }, (_, i) => [
+      ev('runStarted', { text: `task ${i}` }, { runId: `r${i}` }),
+      ev('runFinished', { status: 'done', message: '', filesChanged: null }, { runId: `r${i}` }),
+    ]).flat()
+    const rest = [ev('runStarted', { text: 'last' }, { runId: 'r2500' })]
+    let release!: (v: GantryEvent[]) => void
+    vi.mocked(chat.replay).mockResolvedValueOnce(firstPage).mockReturnValueOnce(new Promise((r) => (release = r)))
+    let answer!: (runId: string) => void
+    vi.mocked(chat.activeRun).mockReturnValue(new Promise((r) => (answer = r)))
+    const store = new ChatStore()
+    const opening = store.open('s1')
+    await vi.waitFor(() => expect(chat.replay).toHaveBeenCalledTimes(2))
+    expect(chat.replay).toHaveBeenLastCalledWith('s1', 5000, 5000)
+    // Nothing shows half-loaded: the conversation renders once.
+    expect(store.current).toBeNull()
+    expect(store.loading).toBe(true)
+    release(rest)
+    await vi.waitFor(() => expect(chat.activeRun).toHaveBeenCalled())
+    expect(store.current!.turns).toHaveLength(2501)
+    expect(store.current!.turns.at(-1)!.text).toBe('last')
+    // Live events wait for the answer.
+    store.handleEvent(ev('runFinished', { status: 'done', message: '', filesChanged: null }, { runId: 'r2500' }))
+    expect(store.current!.turns.at(-1)!.status).toBe('running')
+    answer('')
+    await opening
+    expect(store.current!.turns.at(-1)!.status).toBe('done')
+    expect(store.loading).toBe(false)
+  })
+
+  it('a reloaded window uses the replay it fetched early, with the live events that came meanwhile', async () => {
+    const stored = new Map<string, string>()
+    vi.stubGlobal('sessionStorage', {
+      getItem: (k: string) => stored.get(k) ?? null,
+      setItem: (k: string, v: string) => stored.set(k, v),
+      removeItem: (k: string) => stored.delete(k),
+    })
+    try {
+      const live: ((e: GantryEvent) => void)[] = []
+      vi.mocked(onEvent).mockImplementation((h) => {
+        live.push(h)
+        return () => live.splice(live.indexOf(h), 1)
+      })
+      const events = run()
+      rememberSession('/home/ada/proj', 's1')
+      let release!: (v: GantryEvent[]) => void
+      vi.mocked(chat.replay).mockReturnValue(new Promise((r) => (release = r)))
+      vi.mocked(chat.activeRun).mockResolvedValue('')
+
+      // The project is known (WorkspaceStore.restore) before the chat panel exists.
+      fetchShownChat('/home/ada/proj')
+      expect(chat.replay).toHaveBeenCalledWith('s1', 0, 5000)
+      // The run goes on meanwhile: its events overlap the stored ones, then go past them.
+      for (const e of events.slice(10)) live.forEach((h) => h(e))
+      release(events.slice(0, 12))
+
+      const store = new ChatStore()
+      await store.bindWorkspace('/home/ada/proj')
+      expect(chat.replay).toHaveBeenCalledTimes(1)
+      expect(store.current!.turns[0].status).toBe('done')
+      expect(live).toHaveLength(0) // the early replay stopped listening once taken
+    } finally {
+      vi.unstubAllGlobals()
+    }
   })
 
   it('keeps the task list the model last left, also after a replay', () => {

@@ -170,6 +170,9 @@ export class Transcript {
   background = $state<BackgroundTask[]>([])
   /** The highest seq applied; anything at or below it is a duplicate (replay overlapping live). */
   lastSeq = 0
+  /** Each run's turn (the reactive one), so an event finds its turn without a scan of all turns:
+   * a replay applies thousands of events to a long session. */
+  #byRun = new Map<string, Turn>()
 
   constructor(readonly sessionId: string) {}
 
@@ -317,9 +320,7 @@ export class Transcript {
   }
 
   private start(runId: string, p: RunStartedPayload) {
-    const existing = this.turns.find((t) => t.runId === runId)
-    const turn = existing ?? this.newTurn(runId)
-    this.fill(turn, p)
+    this.fill(this.turnFor(runId), p)
   }
 
   private fill(turn: Turn, p: RunStartedPayload) {
@@ -339,7 +340,7 @@ export class Transcript {
     // Read back: the stored object is the reactive proxy.
     const turn = this.subruns[runId]
     this.fill(turn, p)
-    const parent = this.subruns[p.subagent!.parentRunId] ?? this.turns.find((t) => t.runId === p.subagent!.parentRunId)
+    const parent = this.subruns[p.subagent!.parentRunId] ?? this.#byRun.get(p.subagent!.parentRunId)
     const a = parent && this.findAction(parent, p.subagent!.actionId)
     if (a) a.subagent = runId
   }
@@ -348,7 +349,7 @@ export class Transcript {
   private host(turn: Turn): { turn: Turn; actionId: string; groupId: string } | undefined {
     const link = turn.subagent
     if (!link) return undefined
-    const parent = this.subruns[link.parentRunId] ?? this.turns.find((t) => t.runId === link.parentRunId)
+    const parent = this.subruns[link.parentRunId] ?? this.#byRun.get(link.parentRunId)
     if (!parent) return undefined
     for (const it of parent.items) {
       if (it.kind === 'group' && it.group.actions.some((a) => a.id === link.actionId)) {
@@ -398,13 +399,15 @@ export class Transcript {
 
   private newTurn(runId: string): Turn {
     this.turns.push(blankTurn(runId))
-    // Return the reactive proxy, not the plain object, so later writes update the view.
-    return this.turns[this.turns.length - 1]
+    // Keep the reactive proxy, not the plain object, so later writes update the view.
+    const turn = this.turns[this.turns.length - 1]
+    this.#byRun.set(runId, turn)
+    return turn
   }
 
   /** A run whose runStarted was not seen (a replay that began mid-run) still gets a turn. */
   private turnFor(runId: string): Turn {
-    return this.turns.find((t) => t.runId === runId) ?? this.newTurn(runId)
+    return this.#byRun.get(runId) ?? this.newTurn(runId)
   }
 
   private push<I extends Item>(turn: Turn, item: I): I {

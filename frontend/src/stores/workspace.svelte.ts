@@ -5,6 +5,7 @@ import { onEvent } from '../lib/bridge'
 import { EventType, type GantryEvent } from '../lib/events'
 import type { WorkspaceInfo } from '../lib/types'
 import { FileTree, rootPath } from './filetree.svelte'
+import { fetchShownChat } from './sessionReplay'
 import { messageOf, notices } from './notices.svelte'
 import { viewerStore } from './viewer.svelte'
 
@@ -60,7 +61,10 @@ export class WorkspaceStore {
   async restore() {
     try {
       const info = await workspaces.current()
-      if (info) this.#enter(info)
+      if (info) {
+        this.#enter(info)
+        fetchShownChat(info.path)
+      }
     } catch (err) {
       notices.push('error', 'app', `Could not ask which project is open: ${messageOf(err)}`)
     } finally {
