@@ -279,21 +279,31 @@ func promptTokens(req api.ChatRequest, numCtx, bpt int) int {
 		b, _ := json.Marshal(req.Tools)
 		fixed = tokens(string(b), bpt)
 	}
+	// What is read from message from on: the tools, every system message, and the other
+	// messages from from on; from goes back as far as the window holds (one pass, summing).
 	msgs := req.Messages
-	cost := func(from int) int {
-		n := fixed
-		for j, m := range msgs {
-			if j >= from || m.Role == "system" {
-				n += messageTokens(m, bpt)
-			}
+	each := make([]int, len(msgs))
+	for j, m := range msgs {
+		each[j] = messageTokens(m, bpt)
+		if m.Role == "system" {
+			fixed += each[j]
 		}
-		return n
 	}
-	from := len(msgs) - 1
-	for from > 0 && cost(from-1) <= numCtx {
+	kept := func(j int) int {
+		if msgs[j].Role == "system" {
+			return 0 // counted in fixed
+		}
+		return each[j]
+	}
+	from, rest := len(msgs)-1, 0
+	if from >= 0 {
+		rest = kept(from)
+	}
+	for from > 0 && fixed+rest+kept(from-1) <= numCtx {
 		from--
+		rest += kept(from)
 	}
-	return min(cost(max(from, 0)), numCtx)
+	return min(fixed+rest, numCtx)
 }
 
 func evalTokens(msgs []api.Message, bpt int) int {
