@@ -197,6 +197,17 @@ func newWaitWatch(sink EventSink) *waitWatch {
 }
 
 func (w *waitWatch) Emit(ctx context.Context, scope events.Scope, typ events.Type, payload any) (events.Event, error) {
+	w.see(scope, typ, payload)
+	return w.EventSink.Emit(ctx, scope, typ, payload)
+}
+
+// EmitDelta watches progress too: all but the wait in line go this way.
+func (w *waitWatch) EmitDelta(ctx context.Context, scope events.Scope, typ events.Type, payload any) error {
+	w.see(scope, typ, payload)
+	return w.EventSink.EmitDelta(ctx, scope, typ, payload)
+}
+
+func (w *waitWatch) see(scope events.Scope, typ events.Type, payload any) {
 	if p, ok := payload.(ModelWaitingPayload); ok && typ == events.ModelWaiting {
 		w.mu.Lock()
 		w.phases[scope.RunID] = append(w.phases[scope.RunID], p.Phase)
@@ -204,7 +215,6 @@ func (w *waitWatch) Emit(ctx context.Context, scope events.Scope, typ events.Typ
 		w.changed = make(chan struct{})
 		w.mu.Unlock()
 	}
-	return w.EventSink.Emit(ctx, scope, typ, payload)
 }
 
 // waitTimes blocks until run has reported phase n times.

@@ -12,7 +12,9 @@ import (
 // on a laptop each can take a minute, and a spinner that says nothing about it looks like a
 // hang (there is no first-token timeout: a slow machine is not a failure). The run names each
 // wait, and after the answer reports Ollama's own counts of the context window, so the person
-// sees how full it really is.
+// sees how full it really is. These are progress (runEmitter.progress), shown within the UI's
+// throttle: a run sends three a model call, each would be a transaction of its own, and the
+// waits they name last seconds when they matter. Waiting in line (queue.go) goes at once.
 
 // The phases of ModelWaitingPayload.
 const (
@@ -53,18 +55,18 @@ func (a *agentRun) awaitModel(ctx context.Context, expected int) error {
 	}
 	// A server that cannot list what it has loaded still loads on request.
 	if !ready {
-		a.emit.state(ctx, events.ModelWaiting, ModelWaitingPayload{Phase: WaitLoading, Model: a.req.Model})
+		a.emit.progress(ctx, events.ModelWaiting, ModelWaitingPayload{Phase: WaitLoading, Model: a.req.Model})
 		if err := a.deps.LLM.Load(ctx, a.req.Model, a.numCtx, 0); err != nil {
 			return err
 		}
 	}
-	a.emit.state(ctx, events.ModelWaiting, ModelWaitingPayload{Phase: WaitPrefill, Model: a.req.Model, PromptTokens: expected})
+	a.emit.progress(ctx, events.ModelWaiting, ModelWaitingPayload{Phase: WaitPrefill, Model: a.req.Model, PromptTokens: expected})
 	return nil
 }
 
 // answerStarted clears the wait: the first token arrived.
 func (a *agentRun) answerStarted(ctx context.Context) {
-	a.emit.state(ctx, events.ModelWaiting, ModelWaitingPayload{Phase: WaitNone, Model: a.req.Model})
+	a.emit.progress(ctx, events.ModelWaiting, ModelWaitingPayload{Phase: WaitNone, Model: a.req.Model})
 }
 
 // reportUsage sends an answer's counts; a server that reports none sends nothing.
@@ -72,7 +74,7 @@ func (a *agentRun) reportUsage(ctx context.Context, iteration int, m api.Metrics
 	if m.PromptEvalCount == 0 && m.EvalCount == 0 {
 		return
 	}
-	a.emit.state(ctx, events.ContextUsage, ContextUsagePayload{
+	a.emit.progress(ctx, events.ContextUsage, ContextUsagePayload{
 		Iteration: iteration, Model: a.req.Model, PromptTokens: m.PromptEvalCount, AnswerTokens: m.EvalCount,
 		Window: a.numCtx, LoadMs: m.LoadDuration.Milliseconds(), PromptMs: m.PromptEvalDuration.Milliseconds(),
 		AnswerMs: m.EvalDuration.Milliseconds(),
