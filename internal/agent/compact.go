@@ -135,7 +135,7 @@ func (a *agentRun) promptTokens() int {
 }
 
 func (a *agentRun) estimatedTokens() int {
-	return a.fixedTokens() + messageTokens(a.hist.msgs)
+	return a.fixedTokens() + a.hist.tokensFrom(0)
 }
 
 // densityTokens is the estimate scaled by what the session learnt of the model's tokenizer.
