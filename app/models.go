@@ -31,7 +31,9 @@ func (s *OllamaService) Warm(name string) error {
 	if err != nil {
 		return err
 	}
+	s.warming.Add(1)
 	go func() {
+		defer s.warming.Done()
 		ctx, cancel := context.WithTimeout(s.ctx, modelKeepAlive)
 		defer cancel()
 		info, err := client.Model(ctx, name)

@@ -85,12 +85,10 @@ func TestWarmLoadsTheModelOnce(t *testing.T) {
 	t.Parallel()
 	f := startChat(t, "", done("Warm already."))
 	require.NoError(t, f.app.Ollama.Warm(chatModel))
-	for len(f.fake.Loads()) == 0 {
-		// The load runs in the background; Loads records it as it starts.
-	}
-	c, err := f.app.Ollama.client()
-	require.NoError(t, err)
-	require.NoError(t, c.Load(t.Context(), chatModel, 4096, 0)) // returns once the warm-up's load is done
+	// The load runs in the background; until it has returned, the run would rightly say it
+	// waits for a load.
+	f.app.Ollama.warming.Wait()
+	require.Equal(t, []fakeollama.Load{{Model: chatModel, NumCtx: 4096}}, f.fake.Loads())
 
 	res, err := f.app.Chat.Send(SendRequest{Text: "Anything?"})
 	require.NoError(t, err)

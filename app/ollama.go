@@ -33,7 +33,8 @@ type OllamaService struct {
 	last  llm.Status
 	pulls pulls
 
-	checks *toolChecks // models.go
+	checks  *toolChecks    // models.go
+	warming sync.WaitGroup // warm-ups under way (Warm)
 }
 
 func newOllamaService(settings *config.Store, emitter *events.Emitter, checks *toolChecks) *OllamaService {
