@@ -116,6 +116,9 @@ func TestKillDuringARunLosesNothing(t *testing.T) {
 		require.True(t, ok, "the helper stopped early")
 	}
 	// A random moment after that, so that runs of the test land in different steps of a change.
+	// A clock is the only way here: the point is a kill between any two system calls, which
+	// no event the helper could report marks (a reported step is one it has already finished).
+	// Nothing waits for anything to happen; any moment is a valid test.
 	time.Sleep(rand.N(40 * time.Millisecond))
 	f.killHelper(t, cmd)
 	f.requireWhole(t, files)
@@ -169,6 +172,9 @@ func TestKillDuringUndoAllLosesNothing(t *testing.T) {
 		line, ok := <-lines
 		require.True(t, ok && line == "undoing", "the helper did not start its undo")
 		// Somewhere in the undo of 300 files (staging, flushing, renaming, marking), or after.
+		// A random clock on purpose, as in TestKillDuringARunLosesNothing: the kill must land
+		// between arbitrary system calls, and every moment, the end included, must leave the
+		// files whole; a slow machine only shifts which step it lands in.
 		time.Sleep(rand.N(1200 * time.Millisecond))
 		f.killHelper(t, cmd)
 		for line := range lines {

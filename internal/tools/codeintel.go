@@ -115,14 +115,19 @@ func openCode(ctx context.Context, env *Env, path string) (*codeCall, *Result) {
 	return c, nil
 }
 
-// position finds where a call points in its file.
-func (c *codeCall) position(p codeParams) (lsp.Pos, *Result) {
+// openAt opens the call's file and finds where in it the call points (a symbol's name or a
+// line and column).
+func openAt(ctx context.Context, env *Env, p codeParams) (*codeCall, lsp.Pos, *Result) {
+	c, failed := openCode(ctx, env, p.Path)
+	if failed != nil {
+		return nil, lsp.Pos{}, failed
+	}
 	pos, err := p.where().Resolve(c.text)
 	if err != nil {
 		res := Fail(ErrInvalidArguments, "In %s: %v.", c.rel, err)
-		return pos, &res
+		return nil, pos, &res
 	}
-	return pos, nil
+	return c, pos, nil
 }
 
 // noServer is the answer when no server can answer for a file: what to install, and what to

@@ -42,11 +42,7 @@ func FindDefinition(env *Env) Tool {
 // locationQuery asks one of the requests answered with locations and shows each with context.
 func locationQuery(ctx context.Context, env *Env, p codeParams, what string, around int,
 	ask func(*lsp.Client, context.Context, string, lsp.Pos) ([]lsp.Location, error)) (Result, error) {
-	c, failed := openCode(ctx, env, p.Path)
-	if failed != nil {
-		return *failed, nil
-	}
-	pos, failed := c.position(p)
+	c, pos, failed := openAt(ctx, env, p)
 	if failed != nil {
 		return *failed, nil
 	}

@@ -22,11 +22,7 @@ func FindReferences(env *Env) Tool {
 			Hint: "Before changing a function's signature or a shared type: find_references, to see every caller.",
 		},
 		func(ctx context.Context, p codeParams, _ Output) (Result, error) {
-			c, failed := openCode(ctx, env, p.Path)
-			if failed != nil {
-				return *failed, nil
-			}
-			pos, failed := c.position(p)
+			c, pos, failed := openAt(ctx, env, p)
 			if failed != nil {
 				return *failed, nil
 			}

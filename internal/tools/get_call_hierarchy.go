@@ -25,16 +25,12 @@ func GetCallHierarchy(env *Env) Tool {
 		},
 		func(ctx context.Context, p callHierarchyParams, _ Output) (Result, error) {
 			incoming := strings.ToLower(strings.TrimSpace(p.Direction)) != "outgoing"
-			c, failed := openCode(ctx, env, p.Path)
+			c, pos, failed := openAt(ctx, env, p.codeParams)
 			if failed != nil {
 				return *failed, nil
 			}
 			if !c.client.Supports("callHierarchyProvider") {
 				return c.result("This language server does not trace calls. Use find_references on the function instead.", nil), nil
-			}
-			pos, failed := c.position(p.codeParams)
-			if failed != nil {
-				return *failed, nil
 			}
 			fn, calls, ok, err := c.client.Calls(ctx, c.abs, pos, incoming)
 			if err != nil {

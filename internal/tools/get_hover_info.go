@@ -21,11 +21,7 @@ func GetHoverInfo(env *Env) Tool {
 			Hint: "A symbol's type or signature without opening its file: get_hover_info.",
 		},
 		func(ctx context.Context, p codeParams, _ Output) (Result, error) {
-			c, failed := openCode(ctx, env, p.Path)
-			if failed != nil {
-				return *failed, nil
-			}
-			pos, failed := c.position(p)
+			c, pos, failed := openAt(ctx, env, p)
 			if failed != nil {
 				return *failed, nil
 			}

@@ -25,16 +25,12 @@ func GetTypeHierarchy(env *Env) Tool {
 		},
 		func(ctx context.Context, p typeHierarchyParams, _ Output) (Result, error) {
 			super := strings.ToLower(strings.TrimSpace(p.Direction)) != "subtypes"
-			c, failed := openCode(ctx, env, p.Path)
+			c, pos, failed := openAt(ctx, env, p.codeParams)
 			if failed != nil {
 				return *failed, nil
 			}
 			if !c.client.Supports("typeHierarchyProvider") {
 				return c.result("This language server does not offer type hierarchies. For an interface, use find_implementations; for a class, find_references or get_hover_info.", nil), nil
-			}
-			pos, failed := c.position(p.codeParams)
-			if failed != nil {
-				return *failed, nil
 			}
 			typ, related, ok, err := c.client.Types(ctx, c.abs, pos, super)
 			if err != nil {
