@@ -12,6 +12,10 @@ function read() {
   }
 }
 
+function firstLine(message) {
+  return (message ?? '').split('\n')[0].slice(0, 200)
+}
+
 const text = read()
 let passed = 0
 let failed = 0
@@ -41,12 +45,23 @@ if (text === null) {
     }
   }
   if (kind === 'go-failures') {
-    console.log('Failed Go tests:\n  ' + failures.join('\n  '))
+    console.log('  ' + failures.join('\n  '))
     process.exit(0)
   }
-} else if (kind === 'vitest') {
+} else if (kind === 'vitest' || kind === 'vitest-failures') {
   try {
     const r = JSON.parse(text)
+    if (kind === 'vitest-failures') {
+      // One line per failing test: its file, its name and the first line of why.
+      for (const f of r.testResults ?? []) {
+        const file = f.name.replace(/^.*\/(e2e|src)\//, '$1/')
+        if (f.status === 'failed' && !f.assertionResults?.length) console.log(`  ${file}: ${firstLine(f.message)}`)
+        for (const a of f.assertionResults ?? []) {
+          if (a.status === 'failed') console.log(`  ${file} > ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`)
+        }
+      }
+      process.exit(0)
+    }
     passed = r.numPassedTests
     // A file that failed to load has no assertions but must still count as a failure.
     const brokenFiles = (r.testResults ?? []).filter((f) => f.status === 'failed' && !f.assertionResults?.length)

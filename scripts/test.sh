@@ -11,12 +11,20 @@ export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 export GANTRY_TOOLS_DIR="${GANTRY_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gantry/tools}" GANTRY_LSP_REQUIRED=1 GANTRY_MCP_REQUIRED=1
 
 passed=0 failed=0 skipped=""
-declare -a lines=()
+declare -a lines=() failures=()
 
 # record SUITE PASSED FAILED [NOTE]
 record() {
   passed=$((passed + $2)); failed=$((failed + $3))
   lines+=("$(printf '%-30s %5d passed %4d failed  %s' "$1" "$2" "$3" "${4:-}")")
+}
+
+# named KIND REPORT: keeps the names of a report's failing tests for the closing summary, whose
+# last lines are often all that a CI page shows.
+named() {
+  local names
+  names=$(node scripts/count-results.mjs "$1-failures" "$2")
+  [[ -n $names ]] && failures+=("$names")
 }
 
 # step NAME CMD...: a suite that counts as one test (build steps, vet, type checks).
@@ -36,7 +44,7 @@ echo "── go test"
 go test -race -count=1 -json ./... >"$out/go-test.json" 2>"$out/go-test.stderr"
 read -r p f < <(node scripts/count-results.mjs go "$out/go-test.json")
 record go-test "$p" "$f" "$out/go-test.json"
-[[ $f -gt 0 ]] && node scripts/count-results.mjs go-failures "$out/go-test.json"
+[[ $f -gt 0 ]] && named go "$out/go-test.json"
 
 # A short fuzzing run per target on top of the seed corpora go test already ran: each must find
 # no crash. New crashers are written to testdata/fuzz/ by go test itself, ready to commit.
@@ -50,7 +58,7 @@ echo "── frontend unit tests"
 (cd frontend && npx vitest run --reporter=default --reporter=json --outputFile="../$out/vitest.json") >"$out/vitest.log" 2>&1
 read -r p f < <(node scripts/count-results.mjs vitest "$out/vitest.json")
 record vitest "$p" "$f" "$out/vitest.log"
-[[ $f -gt 0 ]] && tail -n 60 "$out/vitest.log"
+[[ $f -gt 0 ]] && tail -n 60 "$out/vitest.log" && named vitest "$out/vitest.json"
 
 # Browser mode needs no GTK and no cgo: build it that way to keep that promise honest.
 step build-serve env CGO_ENABLED=0 go build -o "$out/bin/gantry-serve" .
@@ -63,7 +71,7 @@ echo "── browser end-to-end tests"
   --reporter=default --reporter=json --outputFile="../$out/e2e.json") >"$out/e2e.log" 2>&1
 read -r p f < <(node scripts/count-results.mjs vitest "$out/e2e.json")
 record e2e "$p" "$f" "$out/e2e.log"
-[[ $f -gt 0 ]] && tail -n 80 "$out/e2e.log"
+[[ $f -gt 0 ]] && tail -n 80 "$out/e2e.log" && named vitest "$out/e2e.json"
 
 # A real Ollama server (built once into a cache folder) under the app: see the README.
 echo "── real Ollama integration"
@@ -86,6 +94,8 @@ else
   [[ $ollama_rc -ne 0 && $f -eq 0 && $f2 -eq 0 ]] && f2=1
   record real-ollama-e2e "$p2" "$f2" "$out/ollama.log"
   [[ $f -gt 0 || $f2 -gt 0 ]] && tail -n 60 "$out/ollama.log"
+  [[ $f -gt 0 ]] && named go "$out/ollama/go.json"
+  [[ $f2 -gt 0 ]] && named vitest "$out/ollama/e2e.json"
 fi
 
 step build-desktop go build -tags desktop,production,webkit2_41 -o "$out/bin/gantry" .
@@ -96,12 +106,13 @@ if [[ -x "$out/bin/gantry" ]]; then
   read -r p f < <(grep -E '^(ok|FAIL) ' "$out/desktop.log" | awk '/^ok/{p++} /^FAIL/{f++} END{print p+0, f+0}')
   [[ $p -eq 0 && $f -eq 0 ]] && f=1
   record desktop-smoke "$p" "$f" "$out/desktop.log"
-  [[ $f -gt 0 ]] && tail -n 40 "$out/desktop.log"
+  [[ $f -gt 0 ]] && tail -n 40 "$out/desktop.log" && failures+=("$(grep -E '^FAIL ' "$out/desktop.log")")
 else
   record desktop-smoke 0 1 "no desktop binary"
 fi
 
 echo
 printf '%s\n' "${lines[@]}"
+[[ ${#failures[@]} -gt 0 ]] && printf 'Failed:\n' && printf '%s\n' "${failures[@]}"
 echo "$passed passed, $failed failed${skipped:+ ($skipped)}"
 [[ $failed -eq 0 ]]

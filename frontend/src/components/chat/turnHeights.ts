@@ -47,17 +47,23 @@ export function measureTurnHeights(scroller: HTMLElement, content: HTMLElement, 
     if (!todo.length) return
     const style = getComputedStyle(todo[0])
     const padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom)
-    const viewTop = scroller.getBoundingClientRect().top
+    const view = scroller.getBoundingClientRect()
     const before = todo.map((s) => s.getBoundingClientRect())
-    for (const s of todo) s.classList.add('measuring')
+    // A turn in view is laid out by the browser, which remembers its height (the `auto` in
+    // contain-intrinsic-size). Switching its containment off and on again would make it skipped
+    // until the next frame decides it is in view again: its text would be missing meanwhile.
+    const hidden = todo.filter((_, i) => before[i].bottom <= view.top || before[i].top >= view.bottom)
+    for (const s of hidden) s.classList.add('measuring')
     // Reading the heights lays the batch out, in this task: nothing is painted in between.
     const heights = todo.map((s) => s.getBoundingClientRect().height)
     let shift = 0
     todo.forEach((s, i) => {
-      s.style.containIntrinsicSize = `auto ${heights[i] - padding}px`
-      s.classList.remove('measuring')
+      if (hidden.includes(s)) {
+        s.style.containIntrinsicSize = `auto ${heights[i] - padding}px`
+        s.classList.remove('measuring')
+      }
       s.dataset.measured = 'true'
-      if (before[i].bottom <= viewTop) shift += heights[i] - before[i].height
+      if (before[i].bottom <= view.top) shift += heights[i] - before[i].height
     })
     if (shift && !anchors && !following()) scroller.scrollTop += shift
     cancel = whenIdle(step, 50)
