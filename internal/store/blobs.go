@@ -11,15 +11,19 @@ import (
 	"io"
 	"sync"
 
-	// The same deflate as the standard library's, in about 55% of the instructions to compress
-	// and 40% to decompress: snapshots and undos of whole projects wait on both.
+	// Only to read blobs stored before S2 (encodingDeflate).
 	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/s2"
 )
 
-// Blob encodings (blobs.encoding).
+// Blob encodings (blobs.encoding). New blobs are S2 (Snappy's extension), or raw. Snapshots and
+// undos of whole projects wait on the compression: on source text S2 compresses about 3 times
+// as fast as deflate at its fastest level and decompresses 4 times as fast, and stores about a
+// third more (this repository's Go files shrink 2.0 times instead of 2.7).
 const (
 	encodingRaw     = 0
-	encodingDeflate = 1
+	encodingDeflate = 1 // read only: what databases before S2 hold
+	encodingS2      = 2
 )
 
 // Hash is how blobs are named: the sha256 of the raw bytes, in hex.
@@ -124,32 +128,15 @@ func blobExists(ctx context.Context, q *sql.Stmt, hash string) (bool, error) {
 	return err == nil, err
 }
 
-// Writers are pooled because each holds about a megabyte of tables, and a checkpoint compresses
-// one file after another.
-var deflaters = sync.Pool{New: func() any {
-	// BestSpeed: snapshots are taken while the agent waits to write, and source text still
-	// shrinks to a third or so.
-	w, _ := flate.NewWriter(nil, flate.BestSpeed)
-	return w
-}}
-
-// Readers are pooled like writers: each holds a 32 KB window and its tables, and an undo
+// Readers of deflated blobs are pooled: each holds a 32 KB window and its tables, and an undo
 // decompresses one file after another.
 var inflaters = sync.Pool{New: func() any { return flate.NewReader(nil) }}
 
 // encode compresses the blob, or keeps it raw when compressing does not make it smaller
 // (images, archives, already compressed data).
 func (b *pendingBlob) encode() {
-	var buf bytes.Buffer
-	buf.Grow(len(b.raw) / 2)
-	w := deflaters.Get().(*flate.Writer)
-	defer deflaters.Put(w)
-	w.Reset(&buf)
-	// Writing to a bytes.Buffer cannot fail.
-	_, _ = w.Write(b.raw)
-	_ = w.Close()
-	if buf.Len() < len(b.raw) {
-		b.encoding, b.encoded = encodingDeflate, buf.Bytes()
+	if encoded := s2.Encode(nil, b.raw); len(encoded) < len(b.raw) {
+		b.encoding, b.encoded = encodingS2, encoded
 		return
 	}
 	b.encoding, b.encoded = encodingRaw, b.raw
@@ -162,6 +149,15 @@ func decodeBlob(encoding int, stored []byte, size int64) ([]byte, error) {
 	switch encoding {
 	case encodingRaw:
 		return stored, nil
+	case encodingS2:
+		if n, err := s2.DecodedLen(stored); err != nil || int64(n) != size {
+			return nil, fmt.Errorf("decompressing: the content is not %d bytes long", size)
+		}
+		out, err := s2.Decode(make([]byte, size), stored)
+		if err != nil {
+			return nil, fmt.Errorf("decompressing: %w", err)
+		}
+		return out, nil
 	case encodingDeflate:
 		r := inflaters.Get().(io.ReadCloser)
 		defer inflaters.Put(r)

@@ -34,7 +34,7 @@ func TestPutBlobStoresEachContentOnce(t *testing.T) {
 	require.Equal(t, 1, rows)
 
 	encoding, stored := blobRow(t, db, first)
-	require.Equal(t, encodingDeflate, encoding)
+	require.Equal(t, encodingS2, encoding)
 	require.Less(t, stored, len(text)/10, "repetitive text compresses")
 	got, err := db.GetBlob(ctx, first)
 	require.NoError(t, err)
@@ -76,8 +76,9 @@ func TestGetBlobRefusesCorruptOrMissingContent(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotFound)
 }
 
-// Blobs stored before the deflate implementation changed (by the standard library's) read back.
-func TestBlobsDeflatedByTheStandardLibraryReadBack(t *testing.T) {
+// Blobs stored before S2, deflated (by the standard library's implementation, before that by
+// klauspost's), read back.
+func TestBlobsDeflatedBeforeS2ReadBack(t *testing.T) {
 	t.Parallel()
 	db, _ := openTest(t)
 	text := []byte(strings.Repeat("package main\n\nfunc main() {}\n", 3000))
@@ -92,4 +93,27 @@ func TestBlobsDeflatedByTheStandardLibraryReadBack(t *testing.T) {
 	got, err := db.GetBlob(context.Background(), Hash(text))
 	require.NoError(t, err)
 	require.Equal(t, text, got)
+}
+
+// A compressed blob cut short or damaged is refused with a clear error, never handed back as
+// content for an undo to write.
+func TestDamagedCompressedBlobIsRefused(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	ctx := context.Background()
+	text := []byte(strings.Repeat("fn main() { println!(\"hello\"); }\n", 500))
+	hash, err := db.PutBlob(ctx, text)
+	require.NoError(t, err)
+	encoding, stored := blobRow(t, db, hash)
+	require.Equal(t, encodingS2, encoding)
+
+	_, err = db.sql.Exec(`UPDATE blobs SET data = SUBSTR(data, 1, ?) WHERE hash = ?`, stored/2, hash)
+	require.NoError(t, err)
+	_, err = db.GetBlob(ctx, hash)
+	require.ErrorContains(t, err, "decompressing")
+
+	_, err = db.sql.Exec(`UPDATE blobs SET data = X'00' WHERE hash = ?`, hash)
+	require.NoError(t, err)
+	_, err = db.GetBlob(ctx, hash)
+	require.ErrorContains(t, err, "decompressing")
 }
