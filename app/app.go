@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"gantry/internal/approval"
+	"gantry/internal/checkpoint"
 	"gantry/internal/config"
 	"gantry/internal/events"
 	"gantry/internal/store"
@@ -162,6 +163,11 @@ func (a *App) Start(ctx context.Context, poster events.Poster, window Window) {
 			TraceStartup("app events pruned")
 			if _, err := terminal.PruneSandboxCaches(time.Now().Add(-terminal.SandboxCacheKept)); err != nil {
 				slog.Warn("pruning sandbox caches", "err", err)
+			}
+			// Prior versions of files kept for undo, of changes settled while the app was
+			// down or cut short: see checkpoint.SweepStash.
+			if err := checkpoint.SweepStash(ctx, a.db); err != nil && ctx.Err() == nil {
+				slog.Warn("sweeping the checkpoint stash", "err", err)
 			}
 		}()
 		a.Ollama.monitor(ctx)

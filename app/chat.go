@@ -12,6 +12,7 @@ import (
 
 	"gantry/internal/agent"
 	"gantry/internal/approval"
+	"gantry/internal/checkpoint"
 	"gantry/internal/config"
 	"gantry/internal/diff"
 	"gantry/internal/events"
@@ -337,7 +338,14 @@ func (s *ChatService) DeleteSession(id string) error {
 	if err := s.runs.forget(id); err != nil {
 		return err
 	}
-	return s.db.DeleteSession(s.ctx, id)
+	if err := s.db.DeleteSession(s.ctx, id); err != nil {
+		return err
+	}
+	// The deleted checkpoints' stashed files go too.
+	if err := checkpoint.SweepStash(s.ctx, s.db); err != nil {
+		slog.Warn("sweeping the checkpoint stash", "err", err)
+	}
+	return nil
 }
 
 // Replay returns up to limit of a session's events after afterSeq, as they were shown live.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -252,6 +253,35 @@ func TestSessionsListRenameDelete(t *testing.T) {
 	evs, err := f.app.Chat.Replay(first.SessionID, 0, 0)
 	require.NoError(t, err)
 	require.Empty(t, evs, "its events went with it")
+}
+
+// Deleting a session lets go of the prior versions of files its checkpoints kept for undo.
+func TestDeletingASessionEmptiesItsStash(t *testing.T) {
+	t.Parallel()
+	edit := fakeollama.Turn{Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{
+		Name: "edit_file", Arguments: map[string]any{"path": "notes.txt", "old": "helo", "new": "hello"},
+	}}}}}
+	f := startChat(t, config.PermissionFull, edit, done("Fixed."))
+	res, err := f.app.Chat.Send(SendRequest{Text: "fix the typo in notes.txt"})
+	require.NoError(t, err)
+	f.waitIdle(t, res.SessionID, 10*time.Second)
+	stash := filepath.Join(f.dirs.data, "stash")
+	stashed := func() (n int) {
+		require.NoError(t, filepath.WalkDir(stash, func(_ string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return err
+		}))
+		return n
+	}
+	require.Equal(t, 1, stashed(), "the file from before the edit waits for keep or undo")
+
+	require.NoError(t, f.app.Chat.DeleteSession(res.SessionID))
+	require.Zero(t, stashed())
+	got, err := os.ReadFile(filepath.Join(f.root, "notes.txt"))
+	require.NoError(t, err)
+	require.Equal(t, "hello\n", string(got), "the workspace stays as it is")
 }
 
 func TestChatOverRPC(t *testing.T) {

@@ -136,7 +136,11 @@ func (c *Checkpoint) Keep(ctx context.Context, path string) error {
 	case Undone:
 		return fmt.Errorf("keeping %s: %w", path, ErrAlreadyUndone)
 	}
-	return c.setStatus(ctx, path, Pending, Kept)
+	if err := c.setStatus(ctx, path, Pending, Kept); err != nil {
+		return err
+	}
+	c.unstash(path)
+	return nil
 }
 
 // KeepAll keeps every change of the run still waiting.

@@ -39,8 +39,13 @@ func (c *Checkpoint) SnapshotBeforeEdit(ctx context.Context, path string) error 
 	if !st.exists {
 		prior.CreatedDirs = missingDirs(root, path)
 	}
-	_, err = c.db.AddSnapshot(ctx, c.id, path, prior)
-	return err
+	if _, err = c.db.AddSnapshot(ctx, c.id, path, prior); err != nil {
+		return err
+	}
+	if st.exists {
+		c.stash(path)
+	}
+	return nil
 }
 
 // missingDirs lists the folders between root and path that do not exist, deepest first: the

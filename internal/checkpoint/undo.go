@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"gantry/internal/fsutil"
 	"gantry/internal/store"
@@ -209,6 +211,7 @@ func (c *Checkpoint) undoFiles(ctx context.Context, paths []string, force bool) 
 	if len(missed) > 0 {
 		return nil, fmt.Errorf("marking %s undone: it is no longer pending (another Gantry on the same data?)", missed[0])
 	}
+	c.unstash(undone...)
 	return files, nil
 }
 
@@ -245,6 +248,18 @@ func (c *Checkpoint) planUndo(ctx context.Context, s store.FileSnapshot, force b
 		f.res.Outcome, f.action = Removed, removeFile
 	default:
 		f.res.Outcome, f.action = Restored, restoreFile
+		if stashed, ok := c.stashed(s); ok {
+			// Back as a file written now, like one restored from the blob: with its old time,
+			// make and its kind would take what was built from the agent's version as newer.
+			now := time.Now()
+			if err := os.Chtimes(stashed, now, now); err != nil {
+				return fileUndo{}, fmt.Errorf("undoing %s: %w", s.Path, err)
+			}
+			if err := batch.Move(stashed, s.Path); err != nil {
+				return fileUndo{}, fmt.Errorf("undoing %s: %w", s.Path, err)
+			}
+			return f, nil
+		}
 		data, err := c.db.GetBlob(ctx, s.PriorHash)
 		if err != nil {
 			return fileUndo{}, err

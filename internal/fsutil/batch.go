@@ -50,7 +50,12 @@ type Batch struct {
 	strays   map[string][]string // folder → the temporary files in it before the batch wrote there
 }
 
-type stagedFile struct{ tmp, path string }
+// stagedFile is a file to rename over path: a temporary file Restore wrote, or one Move was
+// given (moved), which is not the batch's to remove.
+type stagedFile struct {
+	tmp, path string
+	moved     bool
+}
 
 // NewBatch starts a batch of about files files. Every batch ends with Commit or Abort.
 func NewBatch(files int) *Batch {
@@ -80,6 +85,42 @@ func (b *Batch) Restore(path string, data []byte, mode fs.FileMode) error {
 		b.folders[dir] = true
 	}
 	return nil
+}
+
+// Move stages an existing file, from, to be renamed over path by Commit: path gets from's very
+// content and mode without a byte copied. from must be a regular file on path's file system;
+// its content is made durable before the rename like a restored file's. Folders missing above
+// path are created. It may be called from several goroutines at once.
+func (b *Batch) Move(from, path string) error {
+	b.removeStrays(path)
+	syncNow := !b.flushFS || !b.flusherFor(path)
+	created, err := mkdirAll(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	if syncNow {
+		if err := syncFile(from); err != nil {
+			return err
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.staged = append(b.staged, stagedFile{tmp: from, path: path, moved: true})
+	b.folders[filepath.Dir(path)] = true
+	for _, d := range created {
+		b.folders[filepath.Dir(d)] = true
+	}
+	return nil
+}
+
+// syncFile makes path's content durable.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }
 
 // removeStrays deletes the temporary files that earlier writes of path, killed before their
@@ -181,7 +222,7 @@ func (b *Batch) Commit() ([]string, error) {
 	for range min(renamers, len(staged)) {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(staged); i = int(next.Add(1)) - 1 {
-				if errs[i] = os.Rename(staged[i].tmp, staged[i].path); errs[i] != nil {
+				if errs[i] = os.Rename(staged[i].tmp, staged[i].path); errs[i] != nil && !staged[i].moved {
 					_ = os.Remove(staged[i].tmp)
 				}
 			}
@@ -203,7 +244,8 @@ func (b *Batch) Commit() ([]string, error) {
 	return replaced, errors.Join(errs...)
 }
 
-// Abort removes the staged temporary files: no path changes.
+// Abort removes the staged temporary files: no path changes, and the files given to Move stay
+// where they are.
 func (b *Batch) Abort() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -228,6 +270,8 @@ func (b *Batch) closeFlushersLocked() {
 
 func removeTemps(staged []stagedFile) {
 	for _, s := range staged {
-		_ = os.Remove(s.tmp)
+		if !s.moved {
+			_ = os.Remove(s.tmp)
+		}
 	}
 }

@@ -126,6 +126,72 @@ func TestBatchCommitReportsAFailedRename(t *testing.T) {
 	requireNoTemps(t, dir)
 }
 
+// Moved files take their paths whole, mode and all, in large and small batches alike, beside
+// restored ones; before Commit nothing has changed, and Abort leaves a moved file where it was.
+func TestBatchMovesFilesOverTheirPaths(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{3, flushWholeFSFrom * 3} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			paths, modes := batchFiles(t, filepath.Join(dir, "work"), n)
+			stash := filepath.Join(dir, "stash")
+			require.NoError(t, os.Mkdir(stash, 0o700))
+			from := func(i int) string { return filepath.Join(stash, fmt.Sprint(i)) }
+			for i := range paths {
+				if i%2 == 0 {
+					require.NoError(t, os.WriteFile(from(i), content(i), 0o600))
+					require.NoError(t, os.Chmod(from(i), modes[i]))
+				}
+			}
+
+			abort := NewBatch(n)
+			for i, p := range paths {
+				if i%2 == 0 {
+					require.NoError(t, abort.Move(from(i), p))
+				}
+			}
+			abort.Abort()
+			for i := range paths {
+				if i%2 == 0 {
+					require.FileExists(t, from(i), "Abort leaves a file given to Move alone")
+				}
+			}
+
+			b := NewBatch(n)
+			for i, p := range paths {
+				if i%2 == 0 {
+					require.NoError(t, b.Move(from(i), p))
+				} else {
+					require.NoError(t, b.Restore(p, content(i), modes[i]))
+				}
+			}
+			for i, p := range paths {
+				if data, err := os.ReadFile(p); err == nil {
+					require.Equal(t, "before\n", string(data), "not moved before Commit")
+				} else {
+					require.Equal(t, 1, i%3, "only the missing files are missing before Commit")
+				}
+			}
+			replaced, err := b.Commit()
+			require.NoError(t, err)
+			require.ElementsMatch(t, paths, replaced)
+			for i, p := range paths {
+				data, err := os.ReadFile(p)
+				require.NoError(t, err)
+				require.Equal(t, content(i), data)
+				fi, err := os.Stat(p)
+				require.NoError(t, err)
+				require.Equal(t, modes[i], fi.Mode().Perm(), p)
+			}
+			left, err := os.ReadDir(stash)
+			require.NoError(t, err)
+			require.Empty(t, left, "every moved file left the stash")
+			requireNoTemps(t, dir)
+		})
+	}
+}
+
 func TestBatchRefusesFolders(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

@@ -24,6 +24,7 @@ import (
 
 	"gantry/internal/checkpoint"
 	"gantry/internal/cputime"
+	"gantry/internal/fsutil"
 	"gantry/internal/store"
 )
 
@@ -99,7 +100,8 @@ func run(parent string, files, total int) error {
 
 	step = startStep()
 	for i, p := range paths {
-		if err := os.WriteFile(p, rewrite(i, total/files), 0o644); err != nil {
+		// As the edit tools write: a new file renamed over the old (fsutil.WriteFile).
+		if err := fsutil.WriteFile(p, rewrite(i, total/files)); err != nil {
 			return err
 		}
 		if err := c.RecordResult(ctx, p); err != nil {
