@@ -13,7 +13,7 @@ import (
 	"gantry/internal/store"
 )
 
-// stashed lists the names the stash holds for c, none when its folder is gone.
+// stashedNames lists the names the stash holds for c, none when its folder is gone.
 func stashedNames(t *testing.T, c *Checkpoint) []string {
 	t.Helper()
 	entries, err := os.ReadDir(c.stashDir())
