@@ -34,6 +34,23 @@ func batchFiles(t *testing.T, dir string, n int) (paths []string, modes []fs.Fil
 
 func content(i int) []byte { return []byte(fmt.Sprintf("restored %d\n", i)) }
 
+// requireCommitted commits b and checks that it replaced every path, each with content(i) and
+// exactly modes[i].
+func requireCommitted(t *testing.T, b *Batch, paths []string, modes []fs.FileMode) {
+	t.Helper()
+	replaced, err := b.Commit()
+	require.NoError(t, err)
+	require.ElementsMatch(t, paths, replaced)
+	for i, p := range paths {
+		data, err := os.ReadFile(p)
+		require.NoError(t, err)
+		require.Equal(t, content(i), data)
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		require.Equal(t, modes[i], fi.Mode().Perm(), p)
+	}
+}
+
 // Large batches (one flush per file system) and small ones (one sync per file) end the same way:
 // every file with its new bytes and exactly its mode, missing folders created, nothing else
 // left behind; before Commit, nothing has changed.
@@ -60,17 +77,7 @@ func TestBatchRestoresEveryFile(t *testing.T) {
 				}
 			}
 
-			replaced, err := b.Commit()
-			require.NoError(t, err)
-			require.ElementsMatch(t, paths, replaced)
-			for i, p := range paths {
-				data, err := os.ReadFile(p)
-				require.NoError(t, err)
-				require.Equal(t, content(i), data)
-				fi, err := os.Stat(p)
-				require.NoError(t, err)
-				require.Equal(t, modes[i], fi.Mode().Perm(), p)
-			}
+			requireCommitted(t, b, paths, modes)
 			requireNoTemps(t, dir)
 		})
 	}
@@ -173,17 +180,7 @@ func TestBatchMovesFilesOverTheirPaths(t *testing.T) {
 					require.Equal(t, 1, i%3, "only the missing files are missing before Commit")
 				}
 			}
-			replaced, err := b.Commit()
-			require.NoError(t, err)
-			require.ElementsMatch(t, paths, replaced)
-			for i, p := range paths {
-				data, err := os.ReadFile(p)
-				require.NoError(t, err)
-				require.Equal(t, content(i), data)
-				fi, err := os.Stat(p)
-				require.NoError(t, err)
-				require.Equal(t, modes[i], fi.Mode().Perm(), p)
-			}
+			requireCommitted(t, b, paths, modes)
 			left, err := os.ReadDir(stash)
 			require.NoError(t, err)
 			require.Empty(t, left, "every moved file left the stash")
