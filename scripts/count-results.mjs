@@ -54,7 +54,7 @@ if (text === null) {
     if (kind === 'vitest-failures') {
       // One line per failing test: its file, its name and the first line of why.
       for (const f of r.testResults ?? []) {
-        const file = f.name.replace(/^.*\/(e2e|src)\//, '$1/')
+        const file = f.name.replace(/^.*\/frontend\//, '')
         if (f.status === 'failed' && !f.assertionResults?.length) console.log(`  ${file}: ${firstLine(f.message)}`)
         for (const a of f.assertionResults ?? []) {
           if (a.status === 'failed') console.log(`  ${file} > ${a.fullName}: ${firstLine(a.failureMessages?.[0])}`)

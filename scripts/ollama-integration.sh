@@ -61,7 +61,7 @@ gantry=$(cd "$(dirname "$gantry")" && pwd)/$(basename "$gantry")
 export GANTRY_OLLAMA_BIN=$ollama GANTRY_TEST_GGUF=$gguf GANTRY_BIN=$gantry
 
 echo "── Go suite (integration/realollama)"
-go test -tags realollama -race -count=1 -json ./integration/realollama/ >"$out/go.json" 2>"$out/go.stderr"
+go test -tags realollama -race -count=1 -timeout 30m -json ./integration/realollama/ >"$out/go.json" 2>"$out/go.stderr"
 read -r gp gf < <(node scripts/count-results.mjs go "$out/go.json")
 echo "$gp passed, $gf failed"
 [[ $gf -gt 0 ]] && node scripts/count-results.mjs go-failures "$out/go.json"
