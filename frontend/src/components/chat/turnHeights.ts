@@ -49,19 +49,17 @@ export function measureTurnHeights(scroller: HTMLElement, content: HTMLElement, 
     const padding = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom)
     const view = scroller.getBoundingClientRect()
     const before = todo.map((s) => s.getBoundingClientRect())
-    // A turn in view is laid out by the browser, which remembers its height (the `auto` in
-    // contain-intrinsic-size). Switching its containment off and on again would make it skipped
-    // until the next frame decides it is in view again: its text would be missing meanwhile.
+    // A turn in view is laid out already, its height is what it shows. Switching its
+    // containment off and on again would make it skipped until the next frame decides it is in
+    // view again: its text would be missing meanwhile.
     const hidden = todo.filter((_, i) => before[i].bottom <= view.top || before[i].top >= view.bottom)
     for (const s of hidden) s.classList.add('measuring')
     // Reading the heights lays the batch out, in this task: nothing is painted in between.
     const heights = todo.map((s) => s.getBoundingClientRect().height)
     let shift = 0
     todo.forEach((s, i) => {
-      if (hidden.includes(s)) {
-        s.style.containIntrinsicSize = `auto ${heights[i] - padding}px`
-        s.classList.remove('measuring')
-      }
+      s.style.containIntrinsicSize = `auto ${heights[i] - padding}px`
+      s.classList.remove('measuring')
       s.dataset.measured = 'true'
       if (before[i].bottom <= view.top) shift += heights[i] - before[i].height
     })
