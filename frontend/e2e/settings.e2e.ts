@@ -72,6 +72,13 @@ test('each change is saved at once, refused ones say why, and all is there after
   await dialog.getByRole('switch', { name: 'Auto-approve sensitive edits' }).click()
   await see(dialog.getByRole('switch', { name: 'Auto-approve sensitive edits' })).toHaveAttribute('aria-checked', 'true')
   await expect.poll(() => saved()).toMatchObject({ permissionMode: 'full', autoApproveSensitiveEdits: true })
+  await dialog.getByLabel('Steps per run').fill('500')
+  await dialog.getByLabel('Steps per run').press('Tab')
+  await see(dialog.getByRole('alert')).toContainText('step limit 500 must be between 1 and 200')
+  await dialog.getByLabel('Steps per run').fill('40')
+  await dialog.getByLabel('Steps per run').press('Tab')
+  await expect.poll(() => saved().maxIterations).toBe(40)
+  await shot(page, 'settings-permissions')
 
   await dialog.getByRole('tab', { name: 'Tools' }).click()
   await dialog.getByLabel('Command timeout (seconds)').fill('900')
@@ -113,6 +120,7 @@ test('each change is saved at once, refused ones say why, and all is there after
   await see(again.getByLabel('Context window cap (tokens)')).toHaveValue('16384')
   await again.getByRole('tab', { name: 'Permissions' }).click()
   await see(again.getByRole('radio', { name: /Full access/ })).toHaveAttribute('aria-checked', 'true')
+  await see(again.getByLabel('Steps per run')).toHaveValue('40')
 })
 
 test('Test checks the typed host without saving it', async () => {
