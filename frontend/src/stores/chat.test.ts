@@ -3,7 +3,7 @@ import { chat } from '../lib/api'
 import { BackendError, onEvent } from '../lib/bridge'
 import type { GantryEvent } from '../lib/events'
 import { ChatStore, Transcript } from './chat.svelte'
-import { fetchShownChat, rememberSession } from './sessionReplay'
+import { dropEarlyReplay, fetchShownChat, rememberSession, takeEarlyReplay } from './sessionReplay'
 
 vi.mock('../lib/api', () => ({
   chat: { send: vi.fn(), stop: vi.fn(), replay: vi.fn(), activeRun: vi.fn(), runningTasks: vi.fn(async () => []) },
@@ -430,6 +430,32 @@ describe('ChatStore', () => {
       expect(chat.replay).toHaveBeenCalledTimes(1)
       expect(store.current!.turns[0].status).toBe('done')
       expect(live).toHaveLength(0) // the early replay stopped listening once taken
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+
+  it('an early replay nobody takes stops listening once dropped (the project closed first)', () => {
+    const stored = new Map<string, string>()
+    vi.stubGlobal('sessionStorage', {
+      getItem: (k: string) => stored.get(k) ?? null,
+      setItem: (k: string, v: string) => stored.set(k, v),
+      removeItem: (k: string) => stored.delete(k),
+    })
+    try {
+      const live: ((e: GantryEvent) => void)[] = []
+      vi.mocked(onEvent).mockImplementation((h) => {
+        live.push(h)
+        return () => live.splice(live.indexOf(h), 1)
+      })
+      vi.mocked(chat.replay).mockReturnValue(new Promise(() => {}))
+      rememberSession('/home/ada/proj', 's1')
+      fetchShownChat('/home/ada/proj')
+      expect(live).toHaveLength(1)
+
+      dropEarlyReplay()
+      expect(live).toHaveLength(0)
+      expect(takeEarlyReplay('s1')).toBeUndefined()
     } finally {
       vi.unstubAllGlobals()
     }

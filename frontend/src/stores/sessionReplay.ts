@@ -45,8 +45,7 @@ let early: (EarlyReplay & { sessionId: string; stop: () => void }) | null = null
 
 /** Starts fetching the chat the workspace shows in this window, if it shows one. */
 export function fetchShownChat(workspace: string) {
-  early?.stop()
-  early = null
+  dropEarlyReplay()
   const sessionId = rememberedSession(workspace)
   if (!sessionId) return
   const live: GantryEvent[] = []
@@ -57,6 +56,13 @@ export function fetchShownChat(workspace: string) {
   // A failure is reported by ChatStore.open, which asks again.
   stored.catch(() => {})
   early = { sessionId, stored, live, stop }
+}
+
+/** Drops an early replay nobody took (the project closed before its chat panel opened), so that
+ * it stops collecting live events. */
+export function dropEarlyReplay() {
+  early?.stop()
+  early = null
 }
 
 /** The early replay of sessionId, once; undefined when there is none. Live events stop being

@@ -5,7 +5,7 @@ import { onEvent } from '../lib/bridge'
 import { EventType, type GantryEvent } from '../lib/events'
 import type { WorkspaceInfo } from '../lib/types'
 import { FileTree, rootPath } from './filetree.svelte'
-import { fetchShownChat } from './sessionReplay'
+import { dropEarlyReplay, fetchShownChat } from './sessionReplay'
 import { messageOf, notices } from './notices.svelte'
 import { viewerStore } from './viewer.svelte'
 
@@ -126,6 +126,7 @@ export class WorkspaceStore {
     if (this.current !== closing) return
     this.current = null
     this.tree = null
+    dropEarlyReplay()
     notices.clear('open')
   }
 }
