@@ -453,7 +453,8 @@ func TestUndoAllFinishesAnUndoCutShort(t *testing.T) {
 	f.agentDeletes(t, c, "d.txt")
 	f.agentWrites(t, c, "late.txt", "agent late\n")
 	require.NoError(t, c.SnapshotBeforeEdit(ctx, f.path("mode.sh")))
-	require.NoError(t, fsutil.RestoreFile(f.path("mode.sh"), []byte("same\n"), 0o644))
+	require.NoError(t, fsutil.WriteFile(f.path("mode.sh"), []byte("same\n")))
+	require.NoError(t, os.Chmod(f.path("mode.sh"), 0o644))
 	require.NoError(t, c.RecordResult(ctx, f.path("mode.sh")))
 
 	// What the killed undo got done: three files back as before, nothing marked.

@@ -55,7 +55,7 @@ func runSession(ctx context.Context, db *store.DB, s store.Session, files int) e
 		if err := c.SnapshotBeforeEdit(ctx, path); err != nil {
 			return err
 		}
-		if err := fsutil.RestoreFile(path, []byte(fmt.Sprintf("after %d\n", i)), 0o644); err != nil {
+		if err := fsutil.WriteFile(path, []byte(fmt.Sprintf("after %d\n", i))); err != nil {
 			return err
 		}
 		if err := c.RecordResult(ctx, path); err != nil {

@@ -84,7 +84,7 @@ func TestHelperProcess(t *testing.T) {
 		if change == Deleted {
 			require.NoError(t, os.Remove(path))
 		} else {
-			require.NoError(t, fsutil.RestoreFile(path, crashContent("after", i), 0o644))
+			require.NoError(t, fsutil.WriteFile(path, crashContent("after", i)))
 		}
 		require.NoError(t, c.RecordResult(ctx, path))
 		fmt.Println(i)

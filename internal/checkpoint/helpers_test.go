@@ -66,11 +66,7 @@ func (f *fixture) agentWrites(t *testing.T, c *Checkpoint, rel, data string) {
 	ctx := context.Background()
 	p := f.path(rel)
 	require.NoError(t, c.SnapshotBeforeEdit(ctx, p))
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(p); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	require.NoError(t, fsutil.RestoreFile(p, []byte(data), mode))
+	require.NoError(t, fsutil.WriteFile(p, []byte(data)))
 	require.NoError(t, c.RecordResult(ctx, p))
 }
 

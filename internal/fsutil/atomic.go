@@ -25,12 +25,6 @@ func WriteFile(path string, data []byte) error {
 	return Replace(path, nil, writeAll(data))
 }
 
-// RestoreFile is WriteFile giving the file exactly mode, umask or not (undo puts back the mode
-// a file had).
-func RestoreFile(path string, data []byte, mode fs.FileMode) error {
-	return Replace(path, &mode, writeAll(data))
-}
-
 func writeAll(data []byte) func(*os.File) error {
 	return func(f *os.File) error {
 		_, err := f.Write(data)
@@ -38,8 +32,8 @@ func writeAll(data []byte) func(*os.File) error {
 	}
 }
 
-// Replace is the common path of WriteFile and RestoreFile with the writing step passed in (tests
-// make it fail halfway). mode nil keeps the existing file's mode.
+// Replace is WriteFile with the writing step passed in (tests make it fail halfway) and a mode
+// to give the file exactly, umask or not; mode nil keeps the existing file's mode.
 func Replace(path string, mode *fs.FileMode, write func(*os.File) error) error {
 	tmp, folders, err := writeTemp(path, mode, write, true)
 	if err != nil {
@@ -149,7 +143,7 @@ const maxTempBase = 200
 func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
 	prefix := tempPrefix(base)
 	for range 10 {
-		name := filepath.Join(dir, prefix+strconv.FormatUint(rand.Uint64(), 36))
+		name := filepath.Join(dir, prefix+tempSuffix(rand.Uint64()))
 		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
@@ -159,7 +153,7 @@ func createTemp(dir, base string, perm fs.FileMode) (*os.File, error) {
 }
 
 // tempPrefix is how the names of the temporary files for a file named base begin; a random
-// number in base 36 ends them.
+// number ends them (tempSuffix).
 func tempPrefix(base string) string {
 	if len(base) > maxTempBase {
 		cut := maxTempBase
@@ -171,10 +165,20 @@ func tempPrefix(base string) string {
 	return "." + base + ".tmp-"
 }
 
+// tempSuffixLen is how long tempSuffix is: a uint64 has up to 13 digits in base 36.
+const tempSuffixLen = 13
+
+// tempSuffix is n in base 36, always tempSuffixLen digits long: a name of the person's own, like
+// ".notes.txt.tmp-old", is then never taken for a temporary file left behind, and removed.
+func tempSuffix(n uint64) string {
+	digits := strconv.FormatUint(n, 36)
+	return strings.Repeat("0", tempSuffixLen-len(digits)) + digits
+}
+
 // isTempOf reports whether name is one of createTemp's names with prefix.
 func isTempOf(name, prefix string) bool {
 	suffix, ok := strings.CutPrefix(name, prefix)
-	if !ok || suffix == "" || len(suffix) > 13 { // a uint64 has up to 13 digits in base 36
+	if !ok || len(suffix) != tempSuffixLen {
 		return false
 	}
 	for _, c := range suffix {

@@ -17,8 +17,8 @@ import (
 // someone else's gigabytes; for hundreds, one sync per file is what costs seconds.
 const flushWholeFSFrom = 16
 
-// Batch replaces many files as RestoreFile replaces one, each file whole or untouched whatever
-// happens, but makes them durable together: where RestoreFile syncs every file and its folder,
+// Batch replaces many files as WriteFile replaces one, each file whole or untouched whatever
+// happens, but makes them durable together: where WriteFile syncs every file and its folder,
 // a batch flushes each file system once for all the new contents and syncs each folder once
 // for all the renames. Undoing a checkpoint of a thousand files goes through one.
 //
@@ -69,7 +69,7 @@ func NewBatch(files int) *Batch {
 }
 
 // Restore stages path's new content, data with exactly mode, for Commit; nothing changes at path
-// before then. It may be called from several goroutines at once. Like RestoreFile, it creates
+// before then. It may be called from several goroutines at once. Like WriteFile, it creates
 // missing folders and refuses a path that is not a regular file.
 func (b *Batch) Restore(path string, data []byte, mode fs.FileMode) error {
 	b.removeStrays(path)

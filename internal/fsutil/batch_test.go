@@ -221,12 +221,13 @@ func TestBatchClearsWhatAKilledBatchLeft(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "f.txt")
 	require.NoError(t, os.WriteFile(path, []byte("before\n"), 0o644))
-	for _, name := range []string{".f.txt.tmp-abc123", ".f.txt.tmp-3w5e11264sgsf", ".f.txt.tmp-NOT", ".g.txt.tmp-abc123", ".f.txt.tmp-"} {
+	// Left by a killed batch: the first two. The person's own, or another file's: the others.
+	for _, name := range []string{".f.txt.tmp-00000000abc12", ".f.txt.tmp-3w5e11264sgsf", ".f.txt.tmp-old", ".f.txt.tmp-NOTNOTNOTNOTN", ".g.txt.tmp-00000000abc12", ".f.txt.tmp-"} {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte("restored\n"), 0o600))
 	}
 	b := NewBatch(1)
 	require.NoError(t, b.Restore(path, []byte("restored\n"), 0o644))
 	_, err := b.Commit()
 	require.NoError(t, err)
-	require.ElementsMatch(t, []string{"f.txt", ".f.txt.tmp-NOT", ".g.txt.tmp-abc123", ".f.txt.tmp-"}, dirNames(t, dir))
+	require.ElementsMatch(t, []string{"f.txt", ".f.txt.tmp-old", ".f.txt.tmp-NOTNOTNOTNOTN", ".g.txt.tmp-00000000abc12", ".f.txt.tmp-"}, dirNames(t, dir))
 }
