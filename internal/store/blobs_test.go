@@ -117,3 +117,12 @@ func TestDamagedCompressedBlobIsRefused(t *testing.T) {
 	_, err = db.GetBlob(ctx, hash)
 	require.ErrorContains(t, err, "decompressing")
 }
+
+// The database takes only the encodings this version reads: a blob it could not read back must
+// not get in.
+func TestUnknownBlobEncodingsAreRefused(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	_, err := db.sql.Exec(`INSERT INTO blobs (hash, size, encoding, data) VALUES ('x', 1, 7, X'00')`)
+	require.ErrorContains(t, err, "unknown blob encoding")
+}
