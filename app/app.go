@@ -188,6 +188,8 @@ func (a *App) Shutdown() error {
 	if a.cancel != nil {
 		a.cancel()
 		<-a.done
+		// Warm-ups end with the app's context; none outlives the app.
+		a.Ollama.warming.Wait()
 	}
 	// A fresh context: the app's own is cancelled by now, and the last deltas must still land.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -34,7 +34,7 @@ type OllamaService struct {
 	pulls pulls
 
 	checks  *toolChecks    // models.go
-	warming sync.WaitGroup // warm-ups under way (Warm)
+	warming sync.WaitGroup // warm-ups under way (Warm), waited for by Shutdown
 }
 
 func newOllamaService(settings *config.Store, emitter *events.Emitter, checks *toolChecks) *OllamaService {
