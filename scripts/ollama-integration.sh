@@ -64,7 +64,7 @@ echo "── Go suite (integration/realollama)"
 go test -tags realollama -race -count=1 -timeout 30m -json ./integration/realollama/ >"$out/go.json" 2>"$out/go.stderr"
 read -r gp gf < <(node scripts/count-results.mjs go "$out/go.json")
 echo "$gp passed, $gf failed"
-[[ $gf -gt 0 ]] && node scripts/count-results.mjs go-failures "$out/go.json"
+[[ $gf -gt 0 ]] && echo "Failed Go tests:" && node scripts/count-results.mjs go-failures "$out/go.json"
 
 echo "── browser suite (frontend/e2e-real)"
 (cd frontend && OLLAMA_BIN=$ollama SHOTS_DIR="$out/shots" npx vitest run --config vitest.e2e-real.config.ts \

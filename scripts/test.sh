@@ -32,7 +32,8 @@ step() {
   local name=$1; shift
   echo "── $name"
   if "$@" >"$out/$name.log" 2>&1; then record "$name" 1 0; else
-    tail -n 40 "$out/$name.log"; record "$name" 0 1 "see $out/$name.log"; fi
+    tail -n 40 "$out/$name.log"; record "$name" 0 1 "see $out/$name.log"
+    failures+=("  $name: $( (grep -m1 -iE 'error|fail|panic|undefined|cannot' "$out/$name.log" || grep -v '^\s*$' "$out/$name.log" | tail -n1) | cut -c1-200)"); fi
 }
 
 step go-vet go vet ./...
@@ -91,7 +92,10 @@ else
   record real-ollama-go "$p" "$f" "$out/ollama/go.json"
   read -r p2 f2 < <(node scripts/count-results.mjs vitest "$out/ollama/e2e.json")
   # A failure outside the tests (a server left running) still counts.
-  [[ $ollama_rc -ne 0 && $f -eq 0 && $f2 -eq 0 ]] && f2=1
+  if [[ $ollama_rc -ne 0 && $f -eq 0 && $f2 -eq 0 ]]; then
+    f2=1
+    failures+=("  real-ollama: the suite script failed outside the tests; see $out/ollama.log")
+  fi
   record real-ollama-e2e "$p2" "$f2" "$out/ollama.log"
   [[ $f -gt 0 || $f2 -gt 0 ]] && tail -n 60 "$out/ollama.log"
   [[ $f -gt 0 ]] && named go "$out/ollama/go.json"
@@ -106,7 +110,10 @@ if [[ -x "$out/bin/gantry" ]]; then
   read -r p f < <(grep -E '^(ok|FAIL) ' "$out/desktop.log" | awk '/^ok/{p++} /^FAIL/{f++} END{print p+0, f+0}')
   [[ $p -eq 0 && $f -eq 0 ]] && f=1
   record desktop-smoke "$p" "$f" "$out/desktop.log"
-  [[ $f -gt 0 ]] && tail -n 40 "$out/desktop.log" && failures+=("$(grep -E '^FAIL ' "$out/desktop.log")")
+  if [[ $f -gt 0 ]]; then
+    tail -n 40 "$out/desktop.log"
+    failures+=("$(grep -E '^FAIL ' "$out/desktop.log" || echo "  desktop-smoke: no result lines; see $out/desktop.log")")
+  fi
 else
   record desktop-smoke 0 1 "no desktop binary"
 fi
