@@ -42,6 +42,23 @@ function run(): GantryEvent[] {
   ]
 }
 
+/** An in-memory sessionStorage, and onEvent's listeners collected in the returned list, for the
+ * early-replay tests. */
+function earlyReplaySetup(): ((e: GantryEvent) => void)[] {
+  const stored = new Map<string, string>()
+  vi.stubGlobal('sessionStorage', {
+    getItem: (k: string) => stored.get(k) ?? null,
+    setItem: (k: string, v: string) => stored.set(k, v),
+    removeItem: (k: string) => stored.delete(k),
+  })
+  const live: ((e: GantryEvent) => void)[] = []
+  vi.mocked(onEvent).mockImplementation((h) => {
+    live.push(h)
+    return () => live.splice(live.indexOf(h), 1)
+  })
+  return live
+}
+
 describe('Transcript', () => {
   it('builds a turn from a run', () => {
     const t = new Transcript('s1')
@@ -400,18 +417,8 @@ describe('ChatStore', () => {
   })
 
   it('a reloaded window uses the replay it fetched early, with the live events that came meanwhile', async () => {
-    const stored = new Map<string, string>()
-    vi.stubGlobal('sessionStorage', {
-      getItem: (k: string) => stored.get(k) ?? null,
-      setItem: (k: string, v: string) => stored.set(k, v),
-      removeItem: (k: string) => stored.delete(k),
-    })
+    const live = earlyReplaySetup()
     try {
-      const live: ((e: GantryEvent) => void)[] = []
-      vi.mocked(onEvent).mockImplementation((h) => {
-        live.push(h)
-        return () => live.splice(live.indexOf(h), 1)
-      })
       const events = run()
       rememberSession('/home/ada/proj', 's1')
       let release!: (v: GantryEvent[]) => void
@@ -436,18 +443,8 @@ describe('ChatStore', () => {
   })
 
   it('an early replay nobody takes stops listening once dropped (the project closed first)', () => {
-    const stored = new Map<string, string>()
-    vi.stubGlobal('sessionStorage', {
-      getItem: (k: string) => stored.get(k) ?? null,
-      setItem: (k: string, v: string) => stored.set(k, v),
-      removeItem: (k: string) => stored.delete(k),
-    })
+    const live = earlyReplaySetup()
     try {
-      const live: ((e: GantryEvent) => void)[] = []
-      vi.mocked(onEvent).mockImplementation((h) => {
-        live.push(h)
-        return () => live.splice(live.indexOf(h), 1)
-      })
       vi.mocked(chat.replay).mockReturnValue(new Promise(() => {}))
       rememberSession('/home/ada/proj', 's1')
       fetchShownChat('/home/ada/proj')
