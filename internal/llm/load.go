@@ -71,8 +71,13 @@ func (c *Client) Load(ctx context.Context, name string, numCtx int, keepAlive ti
 	wire := chatWireRequest(ChatRequest{Model: name, NumCtx: numCtx, KeepAlive: keepAlive})
 	stream := false
 	wire.Stream = &stream
+	body, err := chatBody(wire, nil, nil)
+	if err != nil {
+		return err
+	}
 	return c.retrying(ctx, func() (bool, error) {
-		err := c.api.Chat(ctx, wire, func(api.ChatResponse) error { return nil })
+		// streamChat, not api.Client.Chat, which allocates and clears an 8 MB buffer per call.
+		err := c.streamChat(ctx, wire, body, func(api.ChatResponse) error { return nil })
 		if err != nil {
 			err, _ = c.classifyError(ctx, name, err)
 		}

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,6 +30,19 @@ func TestLoadThenRunning(t *testing.T) {
 	_, err = c.Chat(ctx, ChatRequest{Model: "qwen3:4b", Messages: userSays("hi"), NumCtx: 8192}, nil)
 	require.NoError(t, err)
 	require.Equal(t, []fakeollama.Load{{Model: "qwen3:4b", NumCtx: 8192}}, fake.Loads())
+}
+
+// A load goes through streamChat like a chat: api.Client would allocate and clear an 8 MB line
+// buffer for it, once per run of the agent. Not parallel: the count of bytes is the process's.
+func TestLoadAllocatesLittle(t *testing.T) {
+	c, _, _ := newTestClient(t, fakeollama.Script{Models: testModels})
+	ctx := t.Context()
+	require.NoError(t, c.Load(ctx, "qwen3:4b", 8192, 0)) // the connection, once
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	require.NoError(t, c.Load(ctx, "qwen3:4b", 4096, 0))
+	runtime.ReadMemStats(&after)
+	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(2<<20), "bytes allocated by a load, the fake server's included")
 }
 
 // While this process is loading a model, Running says it is not ready, though /api/ps lists it.

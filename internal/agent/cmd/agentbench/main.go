@@ -6,7 +6,7 @@
 //     for the workspace it runs in (the repository, from make bench);
 //   - the loop's overhead per iteration: a run of 50 file reads, then an answer, against a
 //     fake Ollama that answers at once, through the real store, event log and tools; the
-//     median of 3 runs, in wall time and in the process's CPU time. The fake still takes time
+//     median of 5 runs, in wall time and in the process's CPU time. The fake still takes time
 //     to answer, decoding each request (the whole conversation, with Ollama's own types) and
 //     encoding the answer, as Ollama does before and after the model; that time is given
 //     apart, and the wall time less it is Gantry's own cost per model call, which issue 18's
@@ -44,7 +44,7 @@ import (
 
 const (
 	loopIterations = 50
-	loopRuns       = 3
+	loopRuns       = 5
 )
 
 func main() {
