@@ -6,10 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-output
 raw=test-output/bench.txt
+
+# A section that fails is named at the end, after the summary, and fails make bench; the others
+# still run, so the summary shows every row it has numbers for.
+failed=()
+
 echo "── parsers (median of 3)"
 go test -run '^$' -benchmem -count 3 \
   -bench 'BenchmarkExtract1MB|BenchmarkExtractKnown1MB|BenchmarkDetectPartialStream|BenchmarkDetectPartialKnownStream|BenchmarkAnalyzeCommandPipeline200' \
-  ./internal/toolcall ./internal/safety | tee "$raw" >/dev/null
+  ./internal/toolcall ./internal/safety >"$raw" || failed+=(parsers)
 
 # Median of the three runs per benchmark: one noisy run on a shared machine does not decide.
 awk '
@@ -40,16 +45,12 @@ awk '
 
 echo
 echo "── search_workspace engine vs ripgrep, Go source tree (median of 5)"
-scripts/bench-search.sh
+scripts/bench-search.sh || failed+=(search)
 
 # Every section's "name<TAB>value<TAB>unit" lines are kept in $rows/NAME.tsv for the summary
 # of issue 18's goals at the end.
 rows=test-output/bench-rows
 rm -rf "$rows" && mkdir -p "$rows"
-
-# A section that fails is named at the end, after the summary, and fails make bench; the others
-# still run, so the summary shows every row it has numbers for.
-failed=()
 
 # table NAME PROGRAM: runs a bench program that prints "name<TAB>value<TAB>unit" lines.
 table() {
