@@ -130,7 +130,7 @@ echo "── agent: prompt sizes and loop overhead"
 table agent ./internal/agent/cmd/agentbench
 
 echo
-echo "── desktop window under Xvfb, next to a blank Wails v2 window (median of 3)"
+echo "── desktop window under Xvfb, next to a blank Wails v2 window (median of 5 launches each, taking turns)"
 echo "   mapped: a visible window with the title exists; painted: its pixels show page content"
 echo "   (3+ colours besides the background on 1%+ of a 4-px grid); memory after 3 s idle, summed"
 echo "   over the process and its WebKitWebProcess / WebKitNetworkProcess children"
