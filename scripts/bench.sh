@@ -129,6 +129,9 @@ echo
 echo "── agent: prompt sizes and loop overhead"
 table agent ./internal/agent/cmd/agentbench
 
+# The UI sections measure the page as the source is now, not a dist/ left by an earlier build.
+(cd frontend && npm run build >/dev/null) || failed+=(frontend)
+
 echo
 echo "── desktop window under Xvfb, next to a blank Wails v2 window (median of 5 launches each, taking turns)"
 echo "   mapped: a visible window with the title exists; painted: its pixels show page content"
