@@ -1,4 +1,4 @@
-// Code blocks of a rendered answer, after the sanitiser: syntax colours by the fence's language
+// Code blocks of a rendered answer (lib/markdown.ts): syntax colours by the fence's language
 // and a Copy button. Both are built from DOM nodes (text nodes, spans, a button), so nothing in the
 // model's code can become markup.
 //

@@ -1,8 +1,7 @@
-// The sanitiser needs a real DOM: the browser tests run the bundled module in Chromium.
+// renderMarkdown makes DOM nodes: the browser tests run the bundled module in Chromium.
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { besides, loadInBrowser, type BrowserModule } from './browserTest'
-import { renderMarkdown } from './markdown'
 
 const hostile = [
   '<script>window.__xss = 1</script>',
@@ -32,11 +31,9 @@ beforeAll(async () => {
 
 afterAll(async () => browser?.close())
 
-describe('renderMarkdown', () => {
-  it('fails closed to escaped text where there is no DOM to sanitise with', () => {
-    expect(renderMarkdown('<script>x</script> **b**')).toBe('<p>&lt;script&gt;x&lt;/script&gt; **b**</p>')
-  })
+type Md = { md: { renderMarkdown(s: string): DocumentFragment } }
 
+describe('renderMarkdown', () => {
   it('lets no script, handler or dangerous link through', async (ctx) => {
     if (!browser) ctx.skip()
     let dialogs = 0
@@ -45,12 +42,11 @@ describe('renderMarkdown', () => {
       void d.dismiss()
     })
     const found = await page.evaluate((inputs) => {
-      const md = (window as unknown as { md: { renderMarkdown(s: string): string } }).md
+      const md = (window as unknown as Md).md
       const out = document.getElementById('out')!
       const problems: string[] = []
       for (const input of inputs) {
-        const html = md.renderMarkdown(input)
-        out.innerHTML = html
+        out.replaceChildren(md.renderMarkdown(input))
         for (const el of out.querySelectorAll('*')) {
           const tag = el.tagName.toLowerCase()
           if (['script', 'iframe', 'svg', 'math', 'img', 'style', 'form', 'button', 'object', 'embed', 'details', 'input'].includes(tag))
@@ -75,16 +71,31 @@ describe('renderMarkdown', () => {
   it('renders Markdown, shows raw HTML as text and keeps safe links', async (ctx) => {
     if (!browser) ctx.skip()
     const html = await page.evaluate(() => {
-      const md = (window as unknown as { md: { renderMarkdown(s: string): string } }).md
+      const md = (window as unknown as Md).md
+      const render = (s: string) => {
+        const div = document.createElement('div')
+        div.append(md.renderMarkdown(s))
+        return div.innerHTML
+      }
       return [
-        md.renderMarkdown('Done **here**.\n\n```go\nfmt.Println("<b>")\n```'),
-        md.renderMarkdown('Use <b>bold</b> [docs](https://go.dev) or [mail](mailto:a@b.c)'),
+        render('Done **here**.\n\n```go\nfmt.Println("<b>")\n```'),
+        render('Use <b>bold</b> [docs](https://go.dev) or [mail](mailto:a@b.c "Write")'),
+        render('[bad](javascript:alert(1)) and ![a diagram](https://x.test/d.png)'),
+        render('1. one\n2. *two*\n\n---\n\n3. three\n\n> ~~quoted~~ `a<b>&amp;`'),
+        render('| a | b |\n|:-|-:|\n| 1 | 2 |'),
+        render('Tom &amp; Jerry &copy; &#8212; &#x41; &bogus; \\*not em\\*'),
+        render('# Title\n\n- [x] done\n- plain'),
       ]
     })
-    expect(html[0]).toContain('<strong>here</strong>')
-    expect(html[0]).toContain('<pre><code class="language-go">fmt.Println("&lt;b&gt;")')
-    expect(html[1]).toContain('&lt;b&gt;bold&lt;/b&gt;')
-    expect(html[1]).toContain('<a href="https://go.dev" rel="noopener noreferrer" target="_blank">docs</a>')
-    expect(html[1]).toContain('href="mailto:a@b.c"')
+    expect(html[0]).toBe('<p>Done <strong>here</strong>.</p><pre><code class="language-go">fmt.Println("&lt;b&gt;")\n</code></pre>')
+    expect(html[1]).toBe(
+      '<p>Use &lt;b&gt;bold&lt;/b&gt; <a href="https://go.dev" rel="noopener noreferrer" target="_blank">docs</a> or ' +
+        '<a href="mailto:a@b.c" rel="noopener noreferrer" target="_blank" title="Write">mail</a></p>',
+    )
+    expect(html[2]).toBe('<p><a>bad</a> and a diagram</p>')
+    expect(html[3]).toBe('<ol><li>one</li><li><em>two</em></li></ol><hr><ol start="3"><li>three</li></ol><blockquote><p><del>quoted</del> <code>a&lt;b&gt;&amp;amp;</code></p></blockquote>')
+    expect(html[4]).toBe('<table><thead><tr><th align="left">a</th><th align="right">b</th></tr></thead><tbody><tr><td align="left">1</td><td align="right">2</td></tr></tbody></table>')
+    expect(html[5]).toBe('<p>Tom &amp; Jerry © — A &amp;bogus; *not em*</p>')
+    expect(html[6]).toBe('<h1>Title</h1><ul><li>done</li><li>plain</li></ul>')
   })
 })

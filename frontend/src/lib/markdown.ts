@@ -1,61 +1,164 @@
 // The model's answers are Markdown from an untrusted source (a prompt-injected README can make the
-// model write anything). Two layers keep that text from running: marked escapes raw HTML to plain
-// text, and DOMPurify keeps only an allowlist of tags and attributes, with link targets limited to
-// http(s) and mailto.
-import DOMPurify from 'dompurify'
-import { Marked } from 'marked'
+// model write anything). No HTML is ever parsed from them: marked cuts the text into tokens, and
+// each token becomes DOM nodes made here, element by element from an allowlist, with text only
+// ever as text nodes. Raw HTML in an answer is shown as the text it is, link targets are limited
+// to http(s) and mailto, and images show their alt text. Nothing can become a script, a handler
+// or a form: there is no markup to sanitise, only nodes this file chose to make.
+//
+// (It used to render HTML and sanitise it with DOMPurify: parsing that HTML twice, once to
+// sanitise and once to insert, was the largest part of rebuilding a long session's turns.)
+import { Lexer, type Token, type Tokens } from 'marked'
 
-const allowedTags = [
-  'p', 'br', 'hr', 'strong', 'em', 'del', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a',
-  'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
-]
-// class carries code blocks' language-xyz. No form controls: task-list boxes are dropped.
-const allowedAttrs = ['href', 'title', 'class', 'start', 'align']
 const safeHref = /^(https?:|mailto:)/i
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+const options = { gfm: true, breaks: false }
+
+/** An answer as DOM nodes, ready to insert. */
+export function renderMarkdown(src: string): DocumentFragment {
+  const out = document.createDocumentFragment()
+  blocks(out, Lexer.lex(src, options))
+  return out
 }
 
-const marked = new Marked({
-  gfm: true,
-  breaks: false,
-  async: false,
-  // Raw HTML in an answer is shown as the text it is, never parsed.
-  renderer: { html: ({ text }) => escapeHtml(text) },
-})
+function el<K extends keyof HTMLElementTagNameMap>(parent: Node, tag: K, children?: Token[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag)
+  if (children) inline(e, children)
+  parent.appendChild(e)
+  return e
+}
 
-let purifier: ReturnType<typeof DOMPurify> | null = null
+function text(parent: Node, s: string) {
+  if (s) parent.appendChild(document.createTextNode(s))
+}
 
-function getPurifier(): ReturnType<typeof DOMPurify> | null {
-  if (purifier) return purifier
-  if (typeof window === 'undefined') return null
-  const p = DOMPurify(window)
-  if (!p.isSupported) return null
-  p.addHook('afterSanitizeAttributes', (node) => {
-    if (node.tagName !== 'A') return
-    const href = node.getAttribute('href') ?? ''
-    if (!safeHref.test(href.trim())) node.removeAttribute('href')
-    else {
-      node.setAttribute('rel', 'noopener noreferrer')
-      node.setAttribute('target', '_blank')
+function blocks(parent: Node, tokens: Token[]) {
+  for (const t of tokens as Tokens.Generic[]) {
+    switch (t.type) {
+      case 'paragraph':
+        el(parent, 'p', t.tokens ?? [])
+        break
+      case 'text': // a tight list item's text: inline, no paragraph
+        if (t.tokens) inline(parent, t.tokens)
+        else text(parent, decodeEntities(t.text))
+        break
+      case 'heading':
+        el(parent, `h${Math.min(Math.max(t.depth, 1), 6)}` as 'h1', t.tokens ?? [])
+        break
+      case 'code': {
+        const code = el(el(parent, 'pre'), 'code')
+        const lang = (t.lang ?? '').match(/^\S*/)?.[0]
+        if (lang) code.className = `language-${lang}`
+        text(code, t.text ? t.text.replace(/\n$/, '') + '\n' : '')
+        break
+      }
+      case 'blockquote':
+        blocks(el(parent, 'blockquote'), t.tokens ?? [])
+        break
+      case 'list': {
+        const list = el(parent, t.ordered ? 'ol' : 'ul')
+        if (t.ordered && t.start !== '' && t.start !== 1) list.setAttribute('start', String(t.start))
+        for (const item of t.items as Tokens.ListItem[]) blocks(el(list, 'li'), item.tokens)
+        break
+      }
+      case 'table':
+        table(parent, t as Tokens.Table)
+        break
+      case 'hr':
+        el(parent, 'hr')
+        break
+      case 'html': // raw HTML: shown as the text it is
+        text(parent, t.text)
+        break
+      // space, def (a link's reference), checkbox (no form controls): nothing to show
     }
-  })
-  purifier = p
-  return p
+  }
 }
 
-/** Safe HTML for a Markdown answer. Without a DOM to sanitise with, it fails closed: escaped text. */
-export function renderMarkdown(src: string): string {
-  const p = getPurifier()
-  if (!p) return `<p>${escapeHtml(src)}</p>`
-  const html = marked.parse(src) as string
-  return p.sanitize(html, {
-    ALLOWED_TAGS: allowedTags,
-    ALLOWED_ATTR: allowedAttrs,
-    ALLOW_DATA_ATTR: false,
-    ALLOW_ARIA_ATTR: false,
-    ALLOWED_URI_REGEXP: /^(?:https?:|mailto:)/i,
-    ADD_ATTR: ['target', 'rel'],
-  }) as string
+function table(parent: Node, t: Tokens.Table) {
+  const table = el(parent, 'table')
+  const cell = (row: HTMLTableRowElement, c: Tokens.TableCell, tag: 'th' | 'td') => {
+    const e = el(row, tag, c.tokens)
+    if (c.align) e.setAttribute('align', c.align)
+  }
+  const head = el(el(table, 'thead'), 'tr')
+  for (const c of t.header) cell(head, c, 'th')
+  if (!t.rows.length) return
+  const body = el(table, 'tbody')
+  for (const r of t.rows) {
+    const row = el(body, 'tr')
+    for (const c of r) cell(row, c, 'td')
+  }
+}
+
+function inline(parent: Node, tokens: Token[]) {
+  for (const t of tokens as Tokens.Generic[]) {
+    switch (t.type) {
+      case 'text':
+        if (t.tokens) inline(parent, t.tokens)
+        else text(parent, t.escaped ? t.text : decodeEntities(t.text))
+        break
+      case 'escape':
+        text(parent, t.text)
+        break
+      case 'strong':
+      case 'em':
+      case 'del':
+        el(parent, t.type, t.tokens ?? [])
+        break
+      case 'codespan':
+        text(el(parent, 'code'), t.text)
+        break
+      case 'br':
+        el(parent, 'br')
+        break
+      case 'link':
+        link(parent, t as Tokens.Link)
+        break
+      case 'image': // no images from an answer: their alt text stands in
+        text(parent, decodeEntities(t.text))
+        break
+      case 'html': // raw HTML: shown as the text it is
+        text(parent, t.text)
+        break
+      // checkbox: no form controls
+    }
+  }
+}
+
+function link(parent: Node, t: Tokens.Link) {
+  // As marked writes an href; a target it cannot encode makes no link at all.
+  let href: string
+  try {
+    href = encodeURI(t.href).replace(/%25/g, '%')
+  } catch {
+    inline(parent, t.tokens)
+    return
+  }
+  const a = el(parent, 'a', t.tokens)
+  if (safeHref.test(href.trim())) {
+    a.setAttribute('href', href)
+    a.setAttribute('rel', 'noopener noreferrer')
+    a.setAttribute('target', '_blank')
+  }
+  if (t.title) a.setAttribute('title', t.title)
+}
+
+// Character references in text (&amp; &#169; &#x2014;), which Markdown reads as HTML does. The
+// named ones are those answers use; another stays as written.
+const named: Record<string, string> = {
+  amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', copy: '©', reg: '®', trade: '™',
+  hellip: '…', mdash: '—', ndash: '–', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', laquo: '«',
+  raquo: '»', times: '×', divide: '÷', deg: '°', plusmn: '±', middot: '·', bull: '•', larr: '←',
+  rarr: '→', uarr: '↑', darr: '↓', harr: '↔', le: '≤', ge: '≥', ne: '≠', check: '✓', euro: '€',
+  pound: '£', yen: '¥', sect: '§', para: '¶', shy: '\u00ad', zwj: '\u200d', zwnj: '\u200c',
+}
+
+function decodeEntities(s: string): string {
+  if (!s.includes('&')) return s
+  return s.replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z][a-zA-Z0-9]{1,31}));/g, (ref, dec, hex, name) => {
+    if (name) return named[name] ?? ref
+    const code = dec ? parseInt(dec, 10) : parseInt(hex, 16)
+    // As HTML: NUL, surrogates and numbers past Unicode become the replacement character.
+    return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? '\ufffd' : String.fromCodePoint(code)
+  })
 }
