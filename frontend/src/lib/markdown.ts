@@ -17,6 +17,7 @@ const options = { gfm: true, breaks: false }
 export function renderMarkdown(src: string): DocumentFragment {
   const out = document.createDocumentFragment()
   blocks(out, Lexer.lex(src, options))
+  out.normalize() // "<b>", "raw" and "</b>" as one text, shaped as one run like any other
   return out
 }
 
