@@ -10,3 +10,9 @@ export function whenIdle(fn: () => void, fallbackMs: number): () => void {
   const id = setTimeout(fn, fallbackMs)
   return () => clearTimeout(id)
 }
+
+/** Resolves at the next frame (at once where there are no frames: no requestAnimationFrame). */
+export function nextFrame(): Promise<void> {
+  if (typeof requestAnimationFrame !== 'function') return Promise.resolve()
+  return new Promise((resolve) => requestAnimationFrame(() => resolve()))
+}

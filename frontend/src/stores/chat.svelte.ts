@@ -3,8 +3,10 @@
 import { chat } from '../lib/api'
 import { onEvent } from '../lib/bridge'
 import type { AgentMode, GantryEvent } from '../lib/events'
+import { nextFrame } from '../lib/idle'
 import type { Attachment, SendRequest } from '../lib/types'
 import { messageOf } from './notices.svelte'
+import { prefetchReview } from './review.svelte'
 import { fetchReplay, rememberedSession, rememberSession, takeEarlyReplay } from './sessionReplay'
 import { isRunEvent, Transcript } from './transcript.svelte'
 
@@ -195,6 +197,10 @@ export class ChatStore {
       // set with the replay, before the questions below, so the picker does not change late.
       const last = t.turns.at(-1)
       if (last?.model && this.sessionId === sessionId) this.model = last.model
+      // The latest turn's review panel reads its files at once. Asked now and given a frame to
+      // answer, the panel is ready in the turns' first frame; a slower answer lands later.
+      if (!shown && last && last.status !== 'running' && last.filesChanged.length)
+        await Promise.race([prefetchReview(sessionId, last.runId), nextFrame()])
       // On screen while the questions below are on their way; live events stay held until they
       // are answered.
       show()

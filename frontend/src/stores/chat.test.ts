@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { chat } from '../lib/api'
+import { chat, review } from '../lib/api'
 import { BackendError, onEvent } from '../lib/bridge'
 import type { GantryEvent } from '../lib/events'
 import { ChatStore, Transcript } from './chat.svelte'
@@ -7,6 +7,7 @@ import { dropEarlyReplay, fetchShownChat, rememberSession, takeEarlyReplay } fro
 
 vi.mock('../lib/api', () => ({
   chat: { send: vi.fn(), stop: vi.fn(), replay: vi.fn(), activeRun: vi.fn(), runningTasks: vi.fn(async () => []) },
+  review: { files: vi.fn() },
 }))
 vi.mock('../lib/bridge', async (importOriginal) => ({
   ...(await importOriginal<typeof import('../lib/bridge')>()),
@@ -360,6 +361,20 @@ describe('ChatStore', () => {
     const group = turn.items[1].kind === 'group' ? turn.items[1].group : null
     expect(group?.actions[1].output).toBe('main.go:3: undefined: x\n')
     expect(store.loading).toBe(false)
+  })
+
+  it("open reads the latest turn's changed files before its turns are shown, for its review panel", async () => {
+    seq = 0
+    const changed = [{ path: 'a.go', status: 'pending', change: 'modified', added: 1, removed: 0 }]
+    vi.mocked(chat.replay).mockResolvedValue([
+      ev('runStarted', { text: 'x' }),
+      ev('runFinished', { status: 'done', message: '', filesChanged: changed }),
+    ])
+    vi.mocked(chat.activeRun).mockResolvedValue('')
+    vi.mocked(review.files).mockResolvedValue([{ ...changed[0], status: 'kept' }] as never)
+    const store = new ChatStore()
+    await store.open('s1')
+    expect(review.files).toHaveBeenCalledWith('s1', 'r1')
   })
 
   it('open picks up a run still going', async () => {

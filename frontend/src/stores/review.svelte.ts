@@ -35,6 +35,48 @@ export function reviewStatus(f: FileChange): ReviewStatus {
   return f.status === 'pending' && f.conflict ? 'conflict' : f.status
 }
 
+// The latest turn's list, asked for by ChatStore.open while a reopened session's turns are about
+// to be built: read by then, the panel shows where its files stand in the turns' first frame,
+// instead of asking once it is built and showing the answer frames later (issue 18). A change on
+// disk drops what was read before it.
+interface Prefetch {
+  files: Promise<FileChange[]>
+  read?: FileChange[]
+}
+const prefetched = new Map<string, Prefetch>()
+let dropOnChange: (() => void) | null = null
+const prefetchKey = (sessionId: string, runId: string) => `${sessionId}\n${runId}`
+
+/** Starts reading a run's list for its panel; resolves once it is read (or failed: the panel asks
+ * again). */
+export function prefetchReview(sessionId: string, runId: string): Promise<void> {
+  const key = prefetchKey(sessionId, runId)
+  let p = prefetched.get(key)
+  if (!p) {
+    const entry: Prefetch = { files: review.files(sessionId, runId) }
+    entry.files.then(
+      (files) => (entry.read = files),
+      () => prefetched.get(key) === entry && prefetched.delete(key),
+    )
+    prefetched.set(key, entry)
+    dropOnChange ??= onEvent((e) => {
+      if (e.type === EventType.WorkspaceChanged) prefetched.clear()
+    })
+    p = entry
+  }
+  return p.files.then(
+    () => {},
+    () => {},
+  )
+}
+
+function takePrefetch(sessionId: string, runId: string): Prefetch | undefined {
+  const key = prefetchKey(sessionId, runId)
+  const p = prefetched.get(key)
+  prefetched.delete(key)
+  return p
+}
+
 export class ReviewStore {
   files = $state<FileChange[]>([])
   /** The file whose diff is open, or "". */
@@ -54,7 +96,18 @@ export class ReviewStore {
     initial: FileChange[] = [],
   ) {
     this.files = initial
+    const early = takePrefetch(sessionId, runId)
+    if (early?.read) {
+      this.files = early.read
+      this.ready = true
+      this.#fresh = true
+    } else this.#early = early?.files
   }
+
+  // From prefetchReview: the list read already (its first showing needs no read of its own), or
+  // the read on its way (the first read waits for it).
+  #fresh = false
+  #early: Promise<FileChange[]> | undefined
 
   /** Files still waiting for Keep or Undo. */
   get pending(): number {
@@ -81,9 +134,12 @@ export class ReviewStore {
     this.loading = true
     this.#refreshing = (async () => {
       try {
+        let read = this.#early?.catch(() => review.files(this.sessionId, this.runId))
+        this.#early = undefined
         do {
           this.#again = false
-          this.files = await review.files(this.sessionId, this.runId)
+          this.files = await (read ?? review.files(this.sessionId, this.runId))
+          read = undefined
           if (this.open) await this.loadDiff(this.open)
         } while (this.#again)
       } finally {
@@ -115,6 +171,7 @@ export class ReviewStore {
   shown() {
     if (this.#shown) return
     this.#shown = true
+    if (this.#fresh) return
     this.refresh().catch((err) => (this.error = messageOf(err)))
   }
 

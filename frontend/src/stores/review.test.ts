@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { review } from '../lib/api'
-import { BackendError } from '../lib/bridge'
-import type { FileChange, WorkspaceChangedPayload } from '../lib/events'
-import { conflictText, ReviewStore, reviewStatus } from './review.svelte'
+import { BackendError, onEvent } from '../lib/bridge'
+import { EventType, type FileChange, type GantryEvent, type WorkspaceChangedPayload } from '../lib/events'
+import { conflictText, prefetchReview, ReviewStore, reviewStatus } from './review.svelte'
 
 vi.mock('../lib/api', () => ({
   review: {
@@ -14,6 +14,16 @@ vi.mock('../lib/api', () => ({
     forceUndo: vi.fn(),
     undoAll: vi.fn(),
   },
+}))
+
+// Events come from the test: the prefetch drops what it read on a change on disk.
+let emit: (e: GantryEvent) => void = () => {}
+vi.mock('../lib/bridge', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../lib/bridge')>()),
+  onEvent: vi.fn((h: (e: GantryEvent) => void) => {
+    emit = h
+    return () => {}
+  }),
 }))
 
 const file = (over: Partial<FileChange>): FileChange => ({
@@ -213,5 +223,54 @@ describe('diffs and actions racing', () => {
     await s.toggle('a.txt')
     expect(s.error).toContain('gone')
     expect(s.diff).toBeNull()
+  })
+})
+
+describe('a list read ahead (prefetchReview)', () => {
+  const changedOnDisk = () =>
+    emit({ type: EventType.WorkspaceChanged, payload: { root: '/p', dirs: [], paths: ['a.txt'], more: false, overflow: false } } as GantryEvent)
+
+  it('gives the panel its list from its first frame, with no read of its own', async () => {
+    vi.mocked(review.files).mockResolvedValue([file({ status: 'kept' })])
+    await prefetchReview('s1', 'ahead1')
+    const s = new ReviewStore('s1', 'ahead1', [file({})])
+    expect(s.ready).toBe(true)
+    expect(s.files[0].status).toBe('kept')
+    s.shown()
+    expect(review.files).toHaveBeenCalledTimes(1)
+    // Taken once: another panel of the run reads for itself.
+    expect(new ReviewStore('s1', 'ahead1', [file({})]).ready).toBe(false)
+    // Shown, it follows changes on disk as any panel does.
+    s.changed({ root: '/p', dirs: [], paths: ['a.txt'], more: false, overflow: false })
+    await vi.waitFor(() => expect(review.files).toHaveBeenCalledTimes(2))
+  })
+
+  it('still on its way, is the first read', async () => {
+    let answer!: (f: FileChange[]) => void
+    vi.mocked(review.files).mockReturnValueOnce(new Promise((r) => (answer = r)))
+    void prefetchReview('s1', 'ahead2')
+    const s = new ReviewStore('s1', 'ahead2', [file({})])
+    expect(s.ready).toBe(false)
+    s.shown()
+    answer([file({ status: 'undone' })])
+    await vi.waitFor(() => expect(s.ready).toBe(true))
+    expect(s.files[0].status).toBe('undone')
+    expect(review.files).toHaveBeenCalledTimes(1)
+  })
+
+  it('is read again when it failed, or when a file changed on disk since', async () => {
+    vi.mocked(review.files).mockRejectedValueOnce(new BackendError('no such run'))
+    await prefetchReview('s1', 'ahead3')
+    const failed = new ReviewStore('s1', 'ahead3', [file({})])
+    expect(failed.ready).toBe(false)
+
+    vi.mocked(review.files).mockResolvedValue([file({ status: 'kept' })])
+    await prefetchReview('s1', 'ahead4')
+    changedOnDisk()
+    const stale = new ReviewStore('s1', 'ahead4', [file({})])
+    expect(stale.ready).toBe(false)
+    stale.shown()
+    await vi.waitFor(() => expect(stale.ready).toBe(true))
+    expect(review.files).toHaveBeenCalledTimes(3)
   })
 })
