@@ -102,6 +102,10 @@ goals() {
       now = has(r) ? ms(v[r]) : "not measured"
       if (has(k)) now = now sprintf(" (the backend'"'"'s share, replaying and encoding: %.1f ms)", v[k])
       row("reopening a 60-run session, all turns on screen", now, "< 300 ms", has(r) ? yes(v[r] < 300) : "?")
+      # The same session picked in the Chats list of a window started on an empty chat: how a
+      # person reopens it in the app (a restart remembers no chat), without the page load.
+      c = "reopen:open a 60-run session from the Chats list: all turns on screen (median of 5)"
+      row("(the same, picked in the Chats list)", has(c) ? ms(v[c]) : "not measured", "< 300 ms", has(c) ? yes(v[c] < 300) : "?")
     }' "$@"
 }
 
