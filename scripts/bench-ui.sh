@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)
 xvfb=
-cleanup() { [[ -n $xvfb ]] && kill "$xvfb" 2>/dev/null; rm -rf "$bin"; }
+data=
+cleanup() { [[ -n $xvfb ]] && kill "$xvfb" 2>/dev/null; rm -rf "$bin" ${data:+"$data"}; }
 trap cleanup EXIT
 export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
 tags=desktop,production,webkit2_41
@@ -40,11 +41,13 @@ launch() {
 # medians NAME: table lines from the launches' lines on stdin, the median of each column.
 medians() {
   awk -v n="$1" '
-    { for (i = 1; i <= 4; i++) v[i, NR] = $i }
-    function med(i,   a, j, k, t) { for (j = 1; j <= NR; j++) a[j] = v[i, j] + 0
-      for (j = 1; j <= NR; j++) for (k = j + 1; k <= NR; k++) if (a[k] < a[j]) { t = a[j]; a[j] = a[k]; a[k] = t }
-      return a[int((NR + 1) / 2)] }
+    NF < 4 { next } # a launch that measured nothing
+    { r++; for (i = 1; i <= 4; i++) v[i, r] = $i }
+    function med(i,   a, j, k, t) { for (j = 1; j <= r; j++) a[j] = v[i, j] + 0
+      for (j = 1; j <= r; j++) for (k = j + 1; k <= r; k++) if (a[k] < a[j]) { t = a[j]; a[j] = a[k]; a[k] = t }
+      return a[int((r + 1) / 2)] }
     END {
+      if (!r) exit 1
       printf "%s: window mapped\t%d\tms\n", n, med(1)
       printf "%s: first painted content\t%d\tms\n", n, med(2)
       printf "%s: idle RSS, process tree\t%d\tMiB\n", n, med(3)

@@ -133,8 +133,12 @@ echo
 echo "── agent: prompt sizes and loop overhead"
 table agent ./internal/agent/cmd/agentbench
 
-# The UI sections measure the page as the source is now, not a dist/ left by an earlier build.
-(cd frontend && npm run build >/dev/null) || failed+=(frontend)
+# The UI sections measure the page as the source is now, not a dist/ left by an earlier build:
+# when it does not build, there is nothing to measure.
+if ! (cd frontend && npm run build >/dev/null); then
+  failed+=(frontend)
+  rm -rf frontend/dist
+fi
 
 echo
 echo "── desktop window under Xvfb, next to a blank Wails v2 window (median of 5 launches each, taking turns)"

@@ -39,11 +39,12 @@ try {
   const times = []
   for (let k = 0; k < reloads; k++) {
     await page.reload()
-    times.push(await page.evaluate((n) => new Promise((done) => {
+    times.push(await page.evaluate((n) => new Promise((done, fail) => {
       const check = () => {
         const shown = document.querySelectorAll('[data-testid=turn]').length === n &&
           document.querySelector('[data-testid=review-panel][aria-busy=false]')
         if (shown) done(performance.now())
+        else if (performance.now() > 60_000) fail(new Error('the session was not on screen after 60 s'))
         else requestAnimationFrame(check)
       }
       check()
@@ -62,14 +63,15 @@ try {
     await page.getByTestId('turn').first().waitFor({ state: 'detached' })
     await page.reload()
     await page.getByRole('tab', { name: 'Chats' }).click()
-    const pick = page.getByTestId('session').getByRole('button', { name: /Task 0/ })
+    const pick = page.getByTestId('session').getByRole('button', { name: /^Task 0\b/ })
     await pick.waitFor()
-    picks.push(await pick.evaluate((button, n) => new Promise((done) => {
+    picks.push(await pick.evaluate((button, n) => new Promise((done, fail) => {
       const start = performance.now()
       const check = () => {
         const shown = document.querySelectorAll('[data-testid=turn]').length === n &&
           document.querySelector('[data-testid=review-panel][aria-busy=false]')
         if (shown) done(performance.now() - start)
+        else if (performance.now() - start > 60_000) fail(new Error('the session was not on screen 60 s after the click'))
         else requestAnimationFrame(check)
       }
       button.click()

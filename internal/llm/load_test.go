@@ -35,6 +35,7 @@ func TestLoadThenRunning(t *testing.T) {
 // A load goes through streamChat like a chat: api.Client would allocate and clear an 8 MB line
 // buffer for it, once per run of the agent. Not parallel: the count of bytes is the process's.
 func TestLoadAllocatesLittle(t *testing.T) {
+	t.Setenv("OLLAMA_AUTH", "") // signed requests go through api.Client
 	c, _, _ := newTestClient(t, fakeollama.Script{Models: testModels})
 	ctx := t.Context()
 	require.NoError(t, c.Load(ctx, "qwen3:4b", 8192, 0)) // the connection, once

@@ -85,6 +85,7 @@ describe('renderMarkdown', () => {
         render('| a | b |\n|:-|-:|\n| 1 | 2 |'),
         render('Tom &amp; Jerry &copy; &#8212; &#x41; &bogus; \\*not em\\*'),
         render('# Title\n\n- [x] done\n- plain'),
+        render('![**Fig** 1\\_a](u) &constructor; [q](https://x.test/?a=1&amp;b=2 "A &amp; B")'),
       ]
     })
     expect(html[0]).toBe('<p>Done <strong>here</strong>.</p><pre><code class="language-go">fmt.Println("&lt;b&gt;")\n</code></pre>')
@@ -97,5 +98,8 @@ describe('renderMarkdown', () => {
     expect(html[4]).toBe('<table><thead><tr><th align="left">a</th><th align="right">b</th></tr></thead><tbody><tr><td align="left">1</td><td align="right">2</td></tr></tbody></table>')
     expect(html[5]).toBe('<p>Tom &amp; Jerry © — A &amp;bogus; *not em*</p>')
     expect(html[6]).toBe('<h1>Title</h1><ul><li>done</li><li>plain</li></ul>')
+    expect(html[7]).toBe(
+      '<p>Fig 1_a &amp;constructor; <a href="https://x.test/?a=1&amp;b=2" rel="noopener noreferrer" target="_blank" title="A &amp; B">q</a></p>',
+    )
   })
 })

@@ -96,7 +96,7 @@ function inline(parent: Node, tokens: Token[]) {
     switch (t.type) {
       case 'text':
         if (t.tokens) inline(parent, t.tokens)
-        else text(parent, t.escaped ? t.text : decodeEntities(t.text))
+        else text(parent, decodeEntities(t.text))
         break
       case 'escape':
         text(parent, t.text)
@@ -115,8 +115,8 @@ function inline(parent: Node, tokens: Token[]) {
       case 'link':
         link(parent, t as Tokens.Link)
         break
-      case 'image': // no images from an answer: their alt text stands in
-        text(parent, decodeEntities(t.text))
+      case 'image': // no images from an answer: their alt text stands in, as marked writes it
+        text(parent, plain(t.tokens ?? []))
         break
       case 'html': // raw HTML: shown as the text it is
         text(parent, t.text)
@@ -126,11 +126,23 @@ function inline(parent: Node, tokens: Token[]) {
   }
 }
 
+// The text of inline tokens without their marks, as marked writes an image's alt text.
+function plain(tokens: Token[]): string {
+  let out = ''
+  for (const t of tokens as Tokens.Generic[]) {
+    if (t.tokens) out += plain(t.tokens)
+    else if (t.type === 'text' || t.type === 'html') out += decodeEntities(t.text)
+    else if (t.type === 'escape' || t.type === 'codespan') out += t.text
+  }
+  return out
+}
+
 function link(parent: Node, t: Tokens.Link) {
-  // As marked writes an href; a target it cannot encode makes no link at all.
+  // As marked writes an href, read as HTML reads an attribute (character references decoded);
+  // a target it cannot encode makes no link at all.
   let href: string
   try {
-    href = encodeURI(t.href).replace(/%25/g, '%')
+    href = encodeURI(decodeEntities(t.href)).replace(/%25/g, '%')
   } catch {
     inline(parent, t.tokens)
     return
@@ -141,7 +153,7 @@ function link(parent: Node, t: Tokens.Link) {
     a.setAttribute('rel', 'noopener noreferrer')
     a.setAttribute('target', '_blank')
   }
-  if (t.title) a.setAttribute('title', t.title)
+  if (t.title) a.setAttribute('title', decodeEntities(t.title))
 }
 
 // Character references in text (&amp; &#169; &#x2014;), which Markdown reads as HTML does. The
@@ -157,7 +169,7 @@ const named: Record<string, string> = {
 function decodeEntities(s: string): string {
   if (!s.includes('&')) return s
   return s.replace(/&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([a-zA-Z][a-zA-Z0-9]{1,31}));/g, (ref, dec, hex, name) => {
-    if (name) return named[name] ?? ref
+    if (name) return Object.hasOwn(named, name) ? named[name] : ref
     const code = dec ? parseInt(dec, 10) : parseInt(hex, 16)
     // As HTML: NUL, surrogates and numbers past Unicode become the replacement character.
     return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? '\ufffd' : String.fromCodePoint(code)

@@ -6,7 +6,7 @@ import type { AgentMode, GantryEvent } from '../lib/events'
 import { nextFrame } from '../lib/idle'
 import type { Attachment, SendRequest } from '../lib/types'
 import { messageOf } from './notices.svelte'
-import { prefetchReview } from './review.svelte'
+import { dropPrefetch, prefetchReview } from './review.svelte'
 import { fetchReplay, rememberedSession, rememberSession, takeEarlyReplay } from './sessionReplay'
 import { isRunEvent, Transcript } from './transcript.svelte'
 
@@ -187,6 +187,7 @@ export class ChatStore {
       if (!shown && latest()) this.transcripts[sessionId] = t
     }
     this.loading = true
+    let ahead = '' // the run whose review list was read ahead
     try {
       // A reloaded window started fetching this chat before its panel was there (sessionReplay.ts).
       const early = shown ? undefined : takeEarlyReplay(sessionId)
@@ -199,8 +200,10 @@ export class ChatStore {
       if (last?.model && this.sessionId === sessionId) this.model = last.model
       // The latest turn's review panel reads its files at once. Asked now and given a frame to
       // answer, the panel is ready in the turns' first frame; a slower answer lands later.
-      if (!shown && last && last.status !== 'running' && last.filesChanged.length)
-        await Promise.race([prefetchReview(sessionId, last.runId), nextFrame()])
+      if (!shown && last && last.status !== 'running' && last.filesChanged.length) {
+        ahead = last.runId
+        await Promise.race([prefetchReview(sessionId, ahead), nextFrame()])
+      }
       // On screen while the questions below are on their way; live events stay held until they
       // are answered.
       show()
@@ -211,6 +214,9 @@ export class ChatStore {
       this.error = `Could not load the conversation: ${messageOf(err)}`
     } finally {
       show()
+      // Shown, its panel took the list; not shown (another session was picked meanwhile), the
+      // list must not wait for a later showing, by then stale.
+      if (ahead) dropPrefetch(sessionId, ahead)
       if (latest()) this.held.delete(sessionId)
       this.loading = false
       for (const e of held) this.handleEvent(e)

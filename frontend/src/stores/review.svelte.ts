@@ -70,6 +70,11 @@ export function prefetchReview(sessionId: string, runId: string): Promise<void> 
   )
 }
 
+/** Drops what was read ahead for a run and not taken: a panel made later reads for itself. */
+export function dropPrefetch(sessionId: string, runId: string) {
+  prefetched.delete(prefetchKey(sessionId, runId))
+}
+
 function takePrefetch(sessionId: string, runId: string): Prefetch | undefined {
   const key = prefetchKey(sessionId, runId)
   const p = prefetched.get(key)
@@ -157,7 +162,10 @@ export class ReviewStore {
    * conflict before they press Undo.
    */
   changed(change: WorkspaceChangedPayload) {
-    if (!this.#shown) return // its first read, when it comes into view, will be fresh
+    if (!this.#shown) {
+      this.#fresh = false // its first read, when it comes into view, will be fresh
+      return
+    }
     const touched = (p: string) => this.files.some((f) => f.path === p || f.path.startsWith(p + '/'))
     if (!change.overflow && !change.more && !change.paths.some(touched)) return
     this.refresh().catch((err) => (this.error = messageOf(err)))

@@ -228,7 +228,11 @@ describe('diffs and actions racing', () => {
 
 describe('a list read ahead (prefetchReview)', () => {
   const changedOnDisk = () =>
-    emit({ type: EventType.WorkspaceChanged, payload: { root: '/p', dirs: [], paths: ['a.txt'], more: false, overflow: false } } as GantryEvent)
+    emit({
+      id: 'e1', seq: 1, sessionId: '', runId: '', time: '',
+      type: EventType.WorkspaceChanged,
+      payload: { root: '/p', dirs: [], paths: ['a.txt'], more: false, overflow: false },
+    })
 
   it('gives the panel its list from its first frame, with no read of its own', async () => {
     vi.mocked(review.files).mockResolvedValue([file({ status: 'kept' })])
@@ -242,6 +246,16 @@ describe('a list read ahead (prefetchReview)', () => {
     expect(new ReviewStore('s1', 'ahead1', [file({})]).ready).toBe(false)
     // Shown, it follows changes on disk as any panel does.
     s.changed({ root: '/p', dirs: [], paths: ['a.txt'], more: false, overflow: false })
+    await vi.waitFor(() => expect(review.files).toHaveBeenCalledTimes(2))
+  })
+
+  it('is read again when a file changed on disk after the panel took it, before it was shown', async () => {
+    vi.mocked(review.files).mockResolvedValue([file({ status: 'kept' })])
+    await prefetchReview('s1', 'ahead5')
+    const s = new ReviewStore('s1', 'ahead5', [file({})])
+    expect(s.ready).toBe(true)
+    s.changed({ root: '/p', dirs: [], paths: ['a.txt'], more: false, overflow: false })
+    s.shown()
     await vi.waitFor(() => expect(review.files).toHaveBeenCalledTimes(2))
   })
 
