@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { review } from '../lib/api'
-import { BackendError, onEvent } from '../lib/bridge'
+import { BackendError } from '../lib/bridge'
 import { EventType, type FileChange, type GantryEvent, type WorkspaceChangedPayload } from '../lib/events'
 import { conflictText, prefetchReview, ReviewStore, reviewStatus } from './review.svelte'
 
