@@ -50,7 +50,14 @@ func TestWaitsAndCountsFromARealServer(t *testing.T) {
 	for _, u := range usage {
 		require.Equal(t, float64(info.NumCtx(0)), u["window"])
 		require.Positive(t, u["answerTokens"])
-		require.Positive(t, u["promptMs"], "prompt_eval_duration, as measured by the server")
+		// prompt_eval_duration, as measured by the server, in whole milliseconds: a prompt Ollama
+		// cut to a few tokens (the first answer's, 16) is read in less than one, so only a long
+		// one must show time.
+		require.Contains(t, u, "promptMs")
+		require.GreaterOrEqual(t, u["promptMs"], float64(0))
+		if tokens, _ := u["promptTokens"].(float64); tokens > 500 {
+			require.Positive(t, u["promptMs"], "a prompt of %v tokens takes the server time to read", tokens)
+		}
 	}
 	last := usage[len(usage)-1]
 	prompt, _ := last["promptTokens"].(float64)
