@@ -184,12 +184,14 @@ func TestOneRunAtATimeAndStop(t *testing.T) {
 	require.NoError(t, f.app.Chat.Stop(res.RunID), "stopping an ended run does nothing")
 }
 
+// fixTypo is the model's turn that fixes the typo startChat's notes.txt holds.
+var fixTypo = fakeollama.Turn{Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{
+	Name: "edit_file", Arguments: map[string]any{"path": "notes.txt", "old": "helo", "new": "hello"},
+}}}}}
+
 func TestEditWaitsForApproval(t *testing.T) {
 	t.Parallel()
-	edit := fakeollama.Turn{Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{
-		Name: "edit_file", Arguments: map[string]any{"path": "notes.txt", "old": "helo", "new": "hello"},
-	}}}}}
-	f := startChat(t, config.PermissionAsk, edit, done("Fixed."))
+	f := startChat(t, config.PermissionAsk, fixTypo, done("Fixed."))
 
 	res, err := f.app.Chat.Send(SendRequest{Text: "fix the typo in notes.txt"})
 	require.NoError(t, err)
@@ -258,10 +260,7 @@ func TestSessionsListRenameDelete(t *testing.T) {
 // Deleting a session lets go of the prior versions of files its checkpoints kept for undo.
 func TestDeletingASessionEmptiesItsStash(t *testing.T) {
 	t.Parallel()
-	edit := fakeollama.Turn{Chunks: []fakeollama.Chunk{{ToolCalls: []fakeollama.ToolCall{{
-		Name: "edit_file", Arguments: map[string]any{"path": "notes.txt", "old": "helo", "new": "hello"},
-	}}}}}
-	f := startChat(t, config.PermissionFull, edit, done("Fixed."))
+	f := startChat(t, config.PermissionFull, fixTypo, done("Fixed."))
 	res, err := f.app.Chat.Send(SendRequest{Text: "fix the typo in notes.txt"})
 	require.NoError(t, err)
 	f.waitIdle(t, res.SessionID, 10*time.Second)
