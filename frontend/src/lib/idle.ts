@@ -11,8 +11,13 @@ export function whenIdle(fn: () => void, fallbackMs: number): () => void {
   return () => clearTimeout(id)
 }
 
-/** Resolves at the next frame (at once where there are no frames: no requestAnimationFrame). */
-export function nextFrame(): Promise<void> {
-  if (typeof requestAnimationFrame !== 'function') return Promise.resolve()
-  return new Promise((resolve) => requestAnimationFrame(() => resolve()))
+/** Resolves when work settles (fulfilled or rejected) or after ms, whichever is first. */
+export function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))
+  const done = work.then(
+    () => {},
+    () => {},
+  )
+  return Promise.race([done, late]).finally(() => clearTimeout(timer))
 }

@@ -3,10 +3,10 @@
 import { chat } from '../lib/api'
 import { onEvent } from '../lib/bridge'
 import type { AgentMode, GantryEvent } from '../lib/events'
-import { nextFrame } from '../lib/idle'
+import { settledWithin } from '../lib/idle'
 import type { Attachment, SendRequest } from '../lib/types'
 import { messageOf } from './notices.svelte'
-import { dropPrefetch, prefetchReview } from './review.svelte'
+import { dropPrefetch, latestReviewRun, prefetchReview } from './reviewPrefetch'
 import { fetchReplay, rememberedSession, rememberSession, takeEarlyReplay } from './sessionReplay'
 import { isRunEvent, Transcript } from './transcript.svelte'
 
@@ -27,6 +27,10 @@ export function attachmentLabel(a: Attachment): string {
 
 export { Transcript }
 export type { Action, BackgroundTask, Group, Item, PendingApproval, Turn } from './transcript.svelte'
+
+/** The longest a reopened session's turns wait for the latest turn's review list (see open):
+ * the list takes a few milliseconds; a wait this short goes unnoticed. */
+const reviewWait = 100
 
 export class ChatStore {
   /** The session shown; "" until the first send starts one. */
@@ -193,17 +197,19 @@ export class ChatStore {
       const early = shown ? undefined : takeEarlyReplay(sessionId)
       if (early) held.push(...early.live)
       const stored = early ? await early.stored.catch(() => fetchReplay(sessionId, 0)) : await fetchReplay(sessionId, t.lastSeq)
+      // The latest turn's review panel reads its files at once. Asked now (an early replay asked
+      // already), the list is read while the events are applied, and the turns wait a moment for
+      // it (issue 18): building them takes the page for some 100 ms, during which the answer
+      // cannot land, and the panel would show it frames after the turns. A list slower than
+      // reviewWait (a run that changed hundreds of files) lands in the panel later.
+      ahead = shown ? '' : latestReviewRun(stored)
+      const read = ahead ? prefetchReview(sessionId, ahead) : undefined
       for (const e of stored) t.apply(e)
       // The conversation goes on with the model it used last, not whatever the picker held;
       // set with the replay, before the questions below, so the picker does not change late.
       const last = t.turns.at(-1)
       if (last?.model && this.sessionId === sessionId) this.model = last.model
-      // The latest turn's review panel reads its files at once. Asked now and given a frame to
-      // answer, the panel is ready in the turns' first frame; a slower answer lands later.
-      if (!shown && last && last.status !== 'running' && last.filesChanged.length) {
-        ahead = last.runId
-        await Promise.race([prefetchReview(sessionId, ahead), nextFrame()])
-      }
+      if (read) await settledWithin(read, reviewWait)
       // On screen while the questions below are on their way; live events stay held until they
       // are answered.
       show()

@@ -377,6 +377,41 @@ describe('ChatStore', () => {
     expect(review.files).toHaveBeenCalledWith('s1', 'r1')
   })
 
+  it('open shows the turns once the review list read ahead is in, or after a short wait for it', async () => {
+    seq = 0
+    const changed = [{ path: 'a.go', status: 'pending', change: 'modified', added: 1, removed: 0 }]
+    vi.mocked(chat.replay).mockResolvedValue([
+      ev('runStarted', { text: 'x' }),
+      ev('runFinished', { status: 'done', message: '', filesChanged: changed }),
+    ])
+    vi.mocked(chat.activeRun).mockResolvedValue('')
+    vi.useFakeTimers()
+    try {
+      let answer!: (f: unknown) => void
+      vi.mocked(review.files).mockReturnValue(new Promise((r) => (answer = r)) as never)
+      const store = new ChatStore()
+      const opening = store.open('s1')
+      await vi.advanceTimersByTimeAsync(50)
+      expect(store.current).toBeNull()
+      answer([{ ...changed[0], status: 'kept' }])
+      await vi.advanceTimersByTimeAsync(0)
+      expect(store.current!.turns).toHaveLength(1)
+      await opening
+
+      // A list that takes long lands later; the turns do not wait for it.
+      vi.mocked(review.files).mockReturnValue(new Promise(() => {}))
+      const slow = new ChatStore()
+      const opening2 = slow.open('s1')
+      await vi.advanceTimersByTimeAsync(99)
+      expect(slow.current).toBeNull()
+      await vi.advanceTimersByTimeAsync(1)
+      expect(slow.current!.turns).toHaveLength(1)
+      await opening2
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it('open picks up a run still going', async () => {
     seq = 0
     vi.mocked(chat.replay).mockResolvedValue([ev('runStarted', { text: 'x' })])
@@ -452,6 +487,32 @@ describe('ChatStore', () => {
       expect(chat.replay).toHaveBeenCalledTimes(1)
       expect(store.current!.turns[0].status).toBe('done')
       expect(live).toHaveLength(0) // the early replay stopped listening once taken
+    } finally {
+      vi.unstubAllGlobals()
+    }
+  })
+
+  it("a reloaded window reads the latest review list as soon as its early replay is in, and open asks no more", async () => {
+    earlyReplaySetup()
+    try {
+      seq = 0
+      const changed = [{ path: 'a.go', status: 'pending', change: 'modified', added: 1, removed: 0 }]
+      rememberSession('/home/ada/proj', 's1')
+      vi.mocked(chat.replay).mockResolvedValue([
+        ev('runStarted', { text: 'x' }),
+        ev('runFinished', { status: 'done', message: '', filesChanged: changed }),
+      ])
+      vi.mocked(chat.activeRun).mockResolvedValue('')
+      let answer!: (f: unknown) => void
+      vi.mocked(review.files).mockReturnValue(new Promise((r) => (answer = r)) as never)
+
+      fetchShownChat('/home/ada/proj')
+      await vi.waitFor(() => expect(review.files).toHaveBeenCalledWith('s1', 'r1'))
+      const store = new ChatStore()
+      const opening = store.bindWorkspace('/home/ada/proj')
+      answer([{ ...changed[0], status: 'kept' }])
+      await opening
+      expect(review.files).toHaveBeenCalledTimes(1)
     } finally {
       vi.unstubAllGlobals()
     }

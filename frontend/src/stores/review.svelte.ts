@@ -7,6 +7,7 @@ import { onEvent } from '../lib/bridge'
 import { EventType, type FileChange, type WorkspaceChangedPayload } from '../lib/events'
 import type { FileDiff } from '../lib/types'
 import { messageOf } from './notices.svelte'
+import { takePrefetch } from './reviewPrefetch'
 import { workspaceStore } from './workspace.svelte'
 
 export type ReviewStatus = 'pending' | 'kept' | 'undone' | 'conflict'
@@ -33,53 +34,6 @@ export function conflictText(f: Pick<FileChange, 'change' | 'missing' | 'unrecor
 /** Where a file stands for the panel: a waiting change the person edited since is a conflict. */
 export function reviewStatus(f: FileChange): ReviewStatus {
   return f.status === 'pending' && f.conflict ? 'conflict' : f.status
-}
-
-// The latest turn's list, asked for by ChatStore.open while a reopened session's turns are about
-// to be built: read by then, the panel shows where its files stand in the turns' first frame,
-// instead of asking once it is built and showing the answer frames later (issue 18). A change on
-// disk drops what was read before it.
-interface Prefetch {
-  files: Promise<FileChange[]>
-  read?: FileChange[]
-}
-const prefetched = new Map<string, Prefetch>()
-let dropOnChange: (() => void) | null = null
-const prefetchKey = (sessionId: string, runId: string) => `${sessionId}\n${runId}`
-
-/** Starts reading a run's list for its panel; resolves once it is read (or failed: the panel asks
- * again). */
-export function prefetchReview(sessionId: string, runId: string): Promise<void> {
-  const key = prefetchKey(sessionId, runId)
-  let p = prefetched.get(key)
-  if (!p) {
-    const entry: Prefetch = { files: review.files(sessionId, runId) }
-    entry.files.then(
-      (files) => (entry.read = files),
-      () => prefetched.get(key) === entry && prefetched.delete(key),
-    )
-    prefetched.set(key, entry)
-    dropOnChange ??= onEvent((e) => {
-      if (e.type === EventType.WorkspaceChanged) prefetched.clear()
-    })
-    p = entry
-  }
-  return p.files.then(
-    () => {},
-    () => {},
-  )
-}
-
-/** Drops what was read ahead for a run and not taken: a panel made later reads for itself. */
-export function dropPrefetch(sessionId: string, runId: string) {
-  prefetched.delete(prefetchKey(sessionId, runId))
-}
-
-function takePrefetch(sessionId: string, runId: string): Prefetch | undefined {
-  const key = prefetchKey(sessionId, runId)
-  const p = prefetched.get(key)
-  prefetched.delete(key)
-  return p
 }
 
 export class ReviewStore {
@@ -109,7 +63,7 @@ export class ReviewStore {
     } else this.#early = early?.files
   }
 
-  // From prefetchReview: the list read already (its first showing needs no read of its own), or
+  // From prefetchReview (reviewPrefetch.ts): the list read already (its first showing needs no read of its own), or
   // the read on its way (the first read waits for it).
   #fresh = false
   #early: Promise<FileChange[]> | undefined

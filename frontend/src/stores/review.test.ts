@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { review } from '../lib/api'
 import { BackendError } from '../lib/bridge'
 import { EventType, type FileChange, type GantryEvent, type WorkspaceChangedPayload } from '../lib/events'
-import { conflictText, prefetchReview, ReviewStore, reviewStatus } from './review.svelte'
+import { conflictText, ReviewStore, reviewStatus } from './review.svelte'
+import { prefetchReview } from './reviewPrefetch'
 
 vi.mock('../lib/api', () => ({
   review: {

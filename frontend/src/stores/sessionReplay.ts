@@ -5,6 +5,7 @@
 import { chat } from '../lib/api'
 import { onEvent } from '../lib/bridge'
 import type { GantryEvent } from '../lib/events'
+import { dropPrefetch, latestReviewRun, prefetchReview } from './reviewPrefetch'
 
 /** Replay pages: the most the backend gives at once (app.replayMaxPage), so a session of up to
  * 5,000 events (a 60-run one has some 1,300) loads in one call. */
@@ -41,7 +42,7 @@ export interface EarlyReplay {
   live: GantryEvent[]
 }
 
-let early: (EarlyReplay & { sessionId: string; stop: () => void }) | null = null
+let early: (EarlyReplay & { sessionId: string; stop: () => void; ahead: string }) | null = null
 
 /** Starts fetching the chat the workspace shows in this window, if it shows one. */
 export function fetchShownChat(workspace: string) {
@@ -53,15 +54,23 @@ export function fetchShownChat(workspace: string) {
     if (e.sessionId === sessionId) live.push(e)
   })
   const stored = fetchReplay(sessionId, 0)
-  // A failure is reported by ChatStore.open, which asks again.
-  stored.catch(() => {})
-  early = { sessionId, stored, live, stop }
+  const mine = { sessionId, stored, live, stop, ahead: '' }
+  // The latest review list is read while the chat panel loads and builds the turns.
+  stored.then(
+    (events) => {
+      mine.ahead = latestReviewRun(events)
+      if (mine.ahead && early === mine) void prefetchReview(sessionId, mine.ahead)
+    },
+    () => {}, // a failure is reported by ChatStore.open, which asks again
+  )
+  early = mine
 }
 
 /** Drops an early replay nobody took (the project closed before its chat panel opened), so that
  * it stops collecting live events. */
 export function dropEarlyReplay() {
   early?.stop()
+  if (early?.ahead) dropPrefetch(early.sessionId, early.ahead)
   early = null
 }
 
