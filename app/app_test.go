@@ -145,12 +145,25 @@ func TestPageWithTokenSetsCookieForAssets(t *testing.T) {
 	require.True(t, cookie.HttpOnly)
 	require.Equal(t, http.SameSiteStrictMode, cookie.SameSite)
 
+	require.Equal(t, "no-store", res.Header.Get("Cache-Control"), "the page names the assets of this build")
+
 	req, _ := http.NewRequest(http.MethodGet, ts.base+"/assets/app.js", nil)
 	req.AddCookie(cookie)
 	res, err = http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Equal(t, "private, max-age=31536000, immutable", res.Header.Get("Cache-Control"), "named by their content, assets are kept")
+
+	// A name that is not an asset gets the page, which is never kept.
+	req, _ = http.NewRequest(http.MethodGet, ts.base+"/assets/gone-1234.js", nil)
+	req.AddCookie(cookie)
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	require.Contains(t, string(body), "<title>Gantry</title>")
+	require.Equal(t, "no-store", res.Header.Get("Cache-Control"))
 
 	// The cookie alone never authorises a call: other sites cannot set the header.
 	req, _ = http.NewRequest(http.MethodPost, ts.base+"/rpc/AppService/Info", strings.NewReader("[]"))

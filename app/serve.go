@@ -170,6 +170,12 @@ func (b *browserHandler) serveFiles(w http.ResponseWriter, r *http.Request) {
 	if _, err := fs.Stat(b.opts.Assets, strings.TrimPrefix(r.URL.Path, "/")); r.URL.Path != "/" && err != nil {
 		// Unknown paths get the app itself, so a reload on any URL works.
 		r.URL.Path = "/"
+	} else if strings.HasPrefix(r.URL.Path, "/assets/") {
+		// Vite names each of these files by a hash of its content, so a name never changes
+		// content. Kept, a reloaded page takes its code from the cache, compiled already by
+		// V8, instead of fetching and compiling it again (issue 18). The page itself, which
+		// names them, is never kept.
+		w.Header().Set("Cache-Control", "private, max-age=31536000, immutable")
 	}
 	b.files.ServeHTTP(w, r)
 }
