@@ -223,6 +223,24 @@ describe('Transcript: a call and its steps', () => {
     expect(group?.actions).toHaveLength(2)
   })
 
+  it('keeps the rows of two runs apart, though their groups and calls have the same ids', () => {
+    seq = 0
+    const t = new Transcript('s1')
+    const batch = (runId: string, title: string) => [
+      ev('runStarted', { mode: 'agent', model: 'm', text: title }, { runId }),
+      ev('progressGroupStarted', { groupId: 'g1', iteration: 1, title: 'Reading files' }, { runId }),
+      ev('toolAction', { groupId: 'g1', actionId: 'g1.0', tool: 'read_file', status: 'running', title, path: 'a.go' }, { runId }),
+    ]
+    for (const e of [...batch('r1', 'Read a.go'), ...batch('r2', 'Read a.go again')]) t.apply(e)
+    t.apply(ev('toolAction', { groupId: 'g1', actionId: 'g1.0', tool: 'read_file', status: 'success', title: 'Read a.go', path: 'a.go', durationMs: 3 }, { runId: 'r1' }))
+    t.apply(ev('commandOutput', { actionId: 'g1.0', chunk: 'only r2' }, { runId: 'r2' }))
+    const rows = t.turns.map((turn) => (turn.items[0].kind === 'group' ? turn.items[0].group.actions : []))
+    expect(rows.map((r) => r.map((a) => [a.title, a.status, a.output]))).toEqual([
+      [['Read a.go', 'success', '']],
+      [['Read a.go again', 'running', 'only r2']],
+    ])
+  })
+
   it("keeps an MCP call's server and its answer, and its approval card", () => {
     seq = 0
     const t = new Transcript('s1')

@@ -173,6 +173,11 @@ export class Transcript {
   /** Each run's turn (the reactive one), so an event finds its turn without a scan of all turns:
    * a replay applies thousands of events to a long session. */
   #byRun = new Map<string, Turn>()
+  /** Each turn's groups and rows by id (the reactive ones), for the same reason: a replay
+   * applies hundreds of tool actions, each of which looked its group and row up through the
+   * turn's items (issue 18). Items and rows are only ever added. */
+  #groups = new Map<string, Group>()
+  #actions = new Map<string, Action>()
 
   constructor(readonly sessionId: string) {}
 
@@ -412,7 +417,9 @@ export class Transcript {
 
   private push<I extends Item>(turn: Turn, item: I): I {
     turn.items.push(item)
-    return turn.items[turn.items.length - 1] as I
+    const pushed = turn.items[turn.items.length - 1] as I
+    if (pushed.kind === 'group') this.#groups.set(rowKey(turn, pushed.group.id), pushed.group)
+    return pushed
   }
 
   private item<K extends 'text' | 'thinking'>(turn: Turn, kind: K, iteration: number): Extract<Item, { kind: K }> | undefined {
@@ -420,17 +427,11 @@ export class Transcript {
   }
 
   private group(turn: Turn, id: string): Group | undefined {
-    for (const it of turn.items) if (it.kind === 'group' && it.group.id === id) return it.group
-    return undefined
+    return this.#groups.get(rowKey(turn, id))
   }
 
   private findAction(turn: Turn, id: string): Action | undefined {
-    for (const it of turn.items) {
-      if (it.kind !== 'group') continue
-      const a = it.group.actions.find((x) => x.id === id)
-      if (a) return a
-    }
-    return undefined
+    return this.#actions.get(rowKey(turn, id))
   }
 
   private action(turn: Turn, p: ToolActionPayload) {
@@ -455,7 +456,7 @@ export class Transcript {
       problems: p.problems ?? [],
       server: p.server ?? '',
     }
-    const a = g.actions.find((x) => x.id === p.actionId)
+    const a = this.findAction(turn, p.actionId)
     if (a) {
       // Only the finished line carries sandboxed; the approval card may have said so before.
       Object.assign(a, fields, { sandboxed: a.sandboxed || !!p.sandboxed })
@@ -463,7 +464,8 @@ export class Transcript {
     }
     // A call's own steps (read_file's chunks, ids "<call>.<n>") are part of its row, not rows of
     // their own: they only widen the lines it shows while it runs.
-    const parent = g.actions.find((x) => p.actionId.startsWith(x.id + '.') && /^\d+$/.test(p.actionId.slice(x.id.length + 1)))
+    const step = /^(.+)\.\d+$/.exec(p.actionId)
+    const parent = step ? this.findAction(turn, step[1]) : undefined
     if (parent) {
       if (!parent.path) parent.path = fields.path
       if (fields.startLine > 0) {
@@ -473,6 +475,7 @@ export class Transcript {
       return
     }
     g.actions.push({ id: p.actionId, output: '', approval: '', sandboxed: !!p.sandboxed, subagent: '', ...fields })
+    this.#actions.set(rowKey(turn, p.actionId), g.actions[g.actions.length - 1])
   }
 
   /** The event names no action: the log has the call's "pending" line just before it, so the card
@@ -505,6 +508,9 @@ export class Transcript {
     }
   }
 }
+
+/** A group's or row's key: ids are the run's own (a model's call ids repeat across runs). */
+const rowKey = (turn: Turn, id: string) => `${turn.runId}\n${id}`
 
 function blankTurn(runId: string): Turn {
   return {
