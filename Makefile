@@ -3,7 +3,7 @@
 
 GO_TAGS     := webkit2_41
 DESKTOP_BIN := build/bin/gantry
-FRONTEND_SRC := $(shell find frontend/src frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
+FRONTEND_SRC := $(shell find frontend/src frontend/build frontend/index.html frontend/vite.config.ts frontend/package.json -type f 2>/dev/null)
 GO_SRC      := $(shell find . -name '*.go' -not -path './frontend/*' 2>/dev/null) go.mod go.sum
 WAILS       := $(shell go env GOPATH)/bin/wails
 

@@ -91,6 +91,13 @@ test('a task streams thinking, a progress group and a rendered answer', async ()
   await see(group.getByTestId('action').first()).toContainText('Read README.md')
   await see(group).toContainText('README.md')
   await see(page.getByTestId('assistant-message')).toHaveCount(1)
+  // Icons are painted through a mask made at run time (Icon.svelte): the page's CSP must let
+  // the rule in, or every icon would be an empty box.
+  const done = group.getByTestId('action').first().locator('.status .icon')
+  expect(await done.evaluate((el) => [getComputedStyle(el).maskImage.slice(0, 24), el.getBoundingClientRect().width])).toEqual([
+    'url("data:image/svg+xml,',
+    14,
+  ])
   await shot(page, 'chat-running-light')
 
   const answer = page.getByTestId('assistant-message').last()
