@@ -43,6 +43,19 @@ function run(): GantryEvent[] {
   ]
 }
 
+/** A stored session of one finished run that changed a file, as the replay gives it; returns the
+ * run's account of the change. */
+function storedChange() {
+  seq = 0
+  const changed = [{ path: 'a.go', status: 'pending', change: 'modified', added: 1, removed: 0 }]
+  vi.mocked(chat.replay).mockResolvedValue([
+    ev('runStarted', { text: 'x' }),
+    ev('runFinished', { status: 'done', message: '', filesChanged: changed }),
+  ])
+  vi.mocked(chat.activeRun).mockResolvedValue('')
+  return changed
+}
+
 /** An in-memory sessionStorage, and onEvent's listeners collected in the returned list, for the
  * early-replay tests. */
 function earlyReplaySetup(): ((e: GantryEvent) => void)[] {
@@ -382,13 +395,7 @@ describe('ChatStore', () => {
   })
 
   it("open reads the latest turn's changed files before its turns are shown, for its review panel", async () => {
-    seq = 0
-    const changed = [{ path: 'a.go', status: 'pending', change: 'modified', added: 1, removed: 0 }]
-    vi.mocked(chat.replay).mockResolvedValue([
-      ev('runStarted', { text: 'x' }),
-      ev('runFinished', { status: 'done', message: '', filesChanged: changed }),
-    ])
-    vi.mocked(chat.activeRun).mockResolvedValue('')
+    const changed = storedChange()
     vi.mocked(review.files).mockResolvedValue([{ ...changed[0], status: 'kept' }] as never)
     const store = new ChatStore()
     await store.open('s1')
@@ -396,13 +403,7 @@ describe('ChatStore', () => {
   })
 
   it('open shows the turns once the review list read ahead is in, or after a short wait for it', async () => {
-    seq = 0
-    const changed = [{ path: 'a.go', status: 'pending', change: 'modified', added: 1, removed: 0 }]
-    vi.mocked(chat.replay).mockResolvedValue([
-      ev('runStarted', { text: 'x' }),
-      ev('runFinished', { status: 'done', message: '', filesChanged: changed }),
-    ])
-    vi.mocked(chat.activeRun).mockResolvedValue('')
+    const changed = storedChange()
     vi.useFakeTimers()
     try {
       let answer!: (f: unknown) => void
@@ -513,14 +514,8 @@ describe('ChatStore', () => {
   it("a reloaded window reads the latest review list as soon as its early replay is in, and open asks no more", async () => {
     earlyReplaySetup()
     try {
-      seq = 0
-      const changed = [{ path: 'a.go', status: 'pending', change: 'modified', added: 1, removed: 0 }]
+      const changed = storedChange()
       rememberSession('/home/ada/proj', 's1')
-      vi.mocked(chat.replay).mockResolvedValue([
-        ev('runStarted', { text: 'x' }),
-        ev('runFinished', { status: 'done', message: '', filesChanged: changed }),
-      ])
-      vi.mocked(chat.activeRun).mockResolvedValue('')
       let answer!: (f: unknown) => void
       vi.mocked(review.files).mockReturnValue(new Promise((r) => (answer = r)) as never)
 
