@@ -216,6 +216,22 @@ test('files and lines attached from the tree and the viewer go with the message'
   expect(errors).toEqual([])
 })
 
+test('the task box has the focus, grows with the text up to a limit, and is back to its size once empty', async () => {
+  await open()
+  const box = page.getByLabel('Task', { exact: true })
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Task')
+  const height = () => box.evaluate((el) => el.getBoundingClientRect().height)
+  const empty = await height()
+  await box.fill('one\ntwo\nthree\nfour')
+  const four = await height()
+  expect(four).toBeGreaterThan(empty)
+  await box.fill(Array.from({ length: 40 }, (_, i) => `line ${i}`).join('\n'))
+  expect(await height()).toBe(240)
+  await box.fill('')
+  expect(await height()).toBe(empty)
+  expect(errors).toEqual([])
+})
+
 test('a finished plan offers Run this plan, which sends it to an Agent run', async () => {
   await queueTurns(fake, [
     { chunks: [{ content: '1. Add a usage section to README.md\n2. Mention the license [TASK_COMPLETE]' }] },
