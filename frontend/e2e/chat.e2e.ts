@@ -98,6 +98,12 @@ test('a task streams thinking, a progress group and a rendered answer', async ()
     'url("data:image/svg+xml,',
     14,
   ])
+  // A forced-colours mode (Windows High Contrast) drops backgrounds: not the icons'.
+  await page.emulateMedia({ forcedColors: 'active' })
+  const paint = () => done.evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(el).color])
+  const [background, colour] = await paint()
+  expect(background).toBe(colour)
+  await page.emulateMedia({ forcedColors: 'none' })
   await shot(page, 'chat-running-light')
 
   const answer = page.getByTestId('assistant-message').last()

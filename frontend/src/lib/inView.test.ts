@@ -34,9 +34,11 @@ describe('whenNearView', () => {
     const observer = FakeObserver.made[0]
 
     observer.report([{ target: a, isIntersecting: false }])
+    await Promise.resolve()
     expect(seen).toEqual([])
     observer.show(a)
     observer.show(a)
+    await Promise.resolve()
     expect(seen).toEqual(['a'])
     expect(observer.watched.has(a)).toBe(false)
 
@@ -44,7 +46,34 @@ describe('whenNearView', () => {
     stopC()
     expect(observer.watched.has(c)).toBe(false)
     observer.show(b, c)
+    await Promise.resolve()
     expect(seen).toEqual(['a', 'b'])
     expect(observer.watched.size).toBe(0)
+  })
+
+  it('calls each element back on its own: one that throws stops no other', async () => {
+    vi.stubGlobal('IntersectionObserver', FakeObserver)
+    vi.resetModules()
+    FakeObserver.made = []
+    const { whenNearView } = await import('./inView')
+    const [a, b] = [{}, {}] as Element[]
+    const seen: string[] = []
+    const thrown: unknown[] = []
+    vi.stubGlobal('queueMicrotask', (fn: () => void) =>
+      Promise.resolve().then(() => {
+        try {
+          fn()
+        } catch (err) {
+          thrown.push(err)
+        }
+      }),
+    )
+    whenNearView(a, () => {
+      throw new Error('a broke')
+    })
+    whenNearView(b, () => seen.push('b'))
+    FakeObserver.made[0].show(a, b)
+    await vi.waitFor(() => expect(seen).toEqual(['b']))
+    expect(thrown).toEqual([new Error('a broke')])
   })
 })

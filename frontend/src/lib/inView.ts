@@ -16,7 +16,7 @@ export function whenNearView(el: Element, seen: () => void): () => void {
         const fn = waiting.get(e.target)
         if (!e.isIntersecting || !fn) continue
         stop(e.target)
-        fn()
+        queueMicrotask(fn) // on its own: one that throws stops no other
       }
     },
     { rootMargin: '300px 0px' },

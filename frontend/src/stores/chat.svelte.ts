@@ -221,8 +221,9 @@ export class ChatStore {
     } finally {
       show()
       // Shown, its panel took the list; not shown (another session was picked meanwhile), the
-      // list must not wait for a later showing, by then stale.
-      if (ahead) dropPrefetch(sessionId, ahead)
+      // list must not wait for a later showing, by then stale. A newer open of this same session
+      // took it over, and drops it itself.
+      if (ahead && latest()) dropPrefetch(sessionId, ahead)
       if (latest()) this.held.delete(sessionId)
       this.loading = false
       for (const e of held) this.handleEvent(e)

@@ -3,6 +3,7 @@ import { chat, review } from '../lib/api'
 import { BackendError, onEvent } from '../lib/bridge'
 import type { GantryEvent } from '../lib/events'
 import { ChatStore, Transcript } from './chat.svelte'
+import { ReviewStore } from './review.svelte'
 import { dropEarlyReplay, fetchShownChat, rememberSession, takeEarlyReplay } from './sessionReplay'
 
 vi.mock('../lib/api', () => ({
@@ -429,6 +430,31 @@ describe('ChatStore', () => {
     } finally {
       vi.useRealTimers()
     }
+  })
+
+  it('a second open of the same session meanwhile keeps the review list read ahead for its panel', async () => {
+    const changed = storedChange()
+    let answer!: (f: unknown) => void
+    vi.mocked(review.files).mockReturnValue(new Promise((r) => (answer = r)) as never)
+    const store = new ChatStore()
+    const first = store.open('s1')
+    await vi.waitFor(() => expect(review.files).toHaveBeenCalledTimes(1))
+    // The first open asks which run is going first; the second's question stays open.
+    let running!: (r: string) => void
+    vi.mocked(chat.activeRun)
+      .mockResolvedValueOnce('')
+      .mockReturnValueOnce(new Promise((r) => (running = r)))
+    const second = store.open('s1')
+    answer([{ ...changed[0], status: 'kept' }])
+    await first
+    // The second open shows the turns, and their panel takes the list read once.
+    await vi.waitFor(() => expect(store.current?.turns).toHaveLength(1))
+    const panel = new ReviewStore('s1', 'r1', changed as never)
+    expect(panel.ready).toBe(true)
+    expect(panel.files[0].status).toBe('kept')
+    expect(review.files).toHaveBeenCalledTimes(1)
+    running('')
+    await second
   })
 
   it('open picks up a run still going', async () => {

@@ -117,7 +117,10 @@ export class ReviewStore {
    */
   changed(change: WorkspaceChangedPayload) {
     if (!this.#shown) {
-      this.#fresh = false // its first read, when it comes into view, will be fresh
+      // Its first read, when it comes into view, is a new one: not the list read ahead, nor one
+      // that was on its way before the change.
+      this.#fresh = false
+      this.#early = undefined
       return
     }
     const touched = (p: string) => this.files.some((f) => f.path === p || f.path.startsWith(p + '/'))

@@ -273,6 +273,20 @@ describe('a list read ahead (prefetchReview)', () => {
     expect(review.files).toHaveBeenCalledTimes(1)
   })
 
+  it('still on its way when a file changes on disk, is not the first read: the panel reads anew once shown', async () => {
+    let answer!: (f: FileChange[]) => void
+    vi.mocked(review.files).mockReturnValueOnce(new Promise((r) => (answer = r)))
+    void prefetchReview('s1', 'ahead6')
+    const s = new ReviewStore('s1', 'ahead6', [file({})])
+    s.changed({ root: '/p', dirs: [], paths: ['a.txt'], more: false, overflow: false })
+    vi.mocked(review.files).mockResolvedValueOnce([file({ status: 'undone' })])
+    s.shown()
+    answer([file({ status: 'kept' })]) // read before the change
+    await vi.waitFor(() => expect(s.ready).toBe(true))
+    expect(s.files[0].status).toBe('undone')
+    expect(review.files).toHaveBeenCalledTimes(2)
+  })
+
   it('is read again when it failed, or when a file changed on disk since', async () => {
     vi.mocked(review.files).mockRejectedValueOnce(new BackendError('no such run'))
     await prefetchReview('s1', 'ahead3')
