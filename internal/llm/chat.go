@@ -63,10 +63,14 @@ func (c *Client) Chat(ctx context.Context, req ChatRequest, onChunk func(Chunk) 
 		return Response{}, fmt.Errorf("encoding the chat request: %w", err)
 	}
 	var resp Response
+	c.asking(req.Model, req.NumCtx, false)
 	err = c.retrying(ctx, func() (delivered bool, err error) {
 		resp, delivered, err = c.chatOnce(ctx, wire, body, onChunk)
 		return delivered, err
 	})
+	if err != nil {
+		c.asking(req.Model, req.NumCtx, true)
+	}
 	return resp, err
 }
 

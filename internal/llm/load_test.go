@@ -3,6 +3,7 @@ package llm
 import (
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -76,4 +77,61 @@ func TestLoadUnknownModel(t *testing.T) {
 	err := c.Load(t.Context(), "nope:1b", 8192, 0)
 	var nf *ModelNotFoundError
 	require.ErrorAs(t, err, &nf)
+}
+
+// A listing of a ready model is trusted for a while instead of asked for before every model
+// call: until listingTrust has passed or the model's keep-alive runs out, and while this client
+// asks for nothing that could make Ollama unload it.
+func TestRunningTrustsAListingForAWhile(t *testing.T) {
+	t.Parallel()
+	c, fake, rec := newTestClient(t, fakeollama.Script{Models: testModels})
+	ctx := t.Context()
+	clock := time.Now()
+	c.now = func() time.Time { return clock }
+	running := func(numCtx int) bool {
+		t.Helper()
+		ready, err := c.Running(ctx, "qwen3:4b", numCtx)
+		require.NoError(t, err)
+		return ready
+	}
+
+	require.False(t, running(8192))
+	require.False(t, running(8192), "a model not listed as ready is asked about again")
+	require.Equal(t, 2, rec.count("/api/ps"))
+
+	require.NoError(t, c.Load(ctx, "qwen3:4b", 8192, 0))
+	require.True(t, running(8192))
+	require.True(t, running(8192))
+	_, err := c.Chat(ctx, ChatRequest{Model: "qwen3:4b", Messages: userSays("hi"), NumCtx: 8192}, nil)
+	require.NoError(t, err)
+	require.True(t, running(8192))
+	require.Equal(t, 3, rec.count("/api/ps"), "the listing holds across the model's own chats")
+
+	clock = clock.Add(listingTrust)
+	require.True(t, running(8192))
+	require.Equal(t, 4, rec.count("/api/ps"), "asked again once listingTrust has passed")
+
+	// Another model asked for may take its place.
+	_, err = c.Chat(ctx, ChatRequest{Model: "llava:7b", Messages: userSays("hi"), NumCtx: 4096}, nil)
+	require.NoError(t, err)
+	require.NoError(t, c.Load(ctx, "qwen3:4b", 8192, 0))
+	require.True(t, running(8192))
+	require.Equal(t, 5, rec.count("/api/ps"))
+
+	// So may a failed request (a runner that crashed, say).
+	require.NoError(t, fake.SetDown(true))
+	require.Error(t, c.Load(ctx, "qwen3:4b", 8192, 0))
+	require.NoError(t, fake.SetDown(false))
+	require.NoError(t, c.Load(ctx, "qwen3:4b", 8192, 0))
+	require.True(t, running(8192))
+	require.Equal(t, 6, rec.count("/api/ps"))
+	require.False(t, running(16384), "another context length is another listing")
+	require.Equal(t, 7, rec.count("/api/ps"))
+
+	// Never past the expiry Ollama gave the model (its keep-alive): with the clock past it, every
+	// call asks.
+	clock = time.Now().Add(time.Hour)
+	require.True(t, running(8192), "listed by the server, whose own clock says it is loaded")
+	require.True(t, running(8192))
+	require.Equal(t, 9, rec.count("/api/ps"))
 }

@@ -38,6 +38,8 @@ type Client struct {
 
 	mu     sync.Mutex
 	models map[string]ModelInfo // successful /api/show lookups by the name asked for
+	listed listing              // the model /api/ps last listed as ready (Running)
+	now    func() time.Time     // tests move the clock
 }
 
 // NewClient returns a Client for the server at base (see ResolveHost).
@@ -48,6 +50,7 @@ func NewClient(base *url.URL, httpClient *http.Client) *Client {
 		http:        cmp.Or(httpClient, http.DefaultClient),
 		retryDelays: []time.Duration{500 * time.Millisecond, 1500 * time.Millisecond},
 		models:      map[string]ModelInfo{},
+		now:         time.Now,
 	}
 }
 
