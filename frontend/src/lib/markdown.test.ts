@@ -84,7 +84,7 @@ describe('renderMarkdown', () => {
         render('1. one\n2. *two*\n\n---\n\n3. three\n\n> ~~quoted~~ `a<b>&amp;`'),
         render('| a | b |\n|:-|-:|\n| 1 | 2 |'),
         render('Tom &amp; Jerry &copy; &#8212; &#x41; &bogus; \\*not em\\*'),
-        render('# Title\n\n- [x] done\n- plain'),
+        render('# Title\n\n- [x] done\n- [ ] to do\n- plain\n\n* [x] loose\n\n  more'),
         render('![**Fig** 1\\_a](u) &constructor; [q](https://x.test/?a=1&amp;b=2 "A &amp; B")'),
       ]
     })
@@ -97,7 +97,7 @@ describe('renderMarkdown', () => {
     expect(html[3]).toBe('<ol><li>one</li><li><em>two</em></li></ol><hr><ol start="3"><li>three</li></ol><blockquote><p><del>quoted</del> <code>a&lt;b&gt;&amp;amp;</code></p></blockquote>')
     expect(html[4]).toBe('<table><thead><tr><th align="left">a</th><th align="right">b</th></tr></thead><tbody><tr><td align="left">1</td><td align="right">2</td></tr></tbody></table>')
     expect(html[5]).toBe('<p>Tom &amp; Jerry © — A &amp;bogus; *not em*</p>')
-    expect(html[6]).toBe('<h1>Title</h1><ul><li>done</li><li>plain</li></ul>')
+    expect(html[6]).toBe('<h1>Title</h1><ul><li class="task"><span>☑</span> done</li><li class="task"><span>☐</span> to do</li><li>plain</li></ul><ul><li class="task"><p><span>☑</span> loose</p><p>more</p></li></ul>')
     expect(html[7]).toBe(
       '<p>Fig 1_a &amp;constructor; <a href="https://x.test/?a=1&amp;b=2" rel="noopener noreferrer" target="_blank" title="A &amp; B">q</a></p>',
     )

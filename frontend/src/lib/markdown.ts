@@ -58,7 +58,11 @@ function blocks(parent: Node, tokens: Token[]) {
       case 'list': {
         const list = el(parent, t.ordered ? 'ol' : 'ul')
         if (t.ordered && t.start !== '' && t.start !== 1) list.setAttribute('start', String(t.start))
-        for (const item of t.items as Tokens.ListItem[]) blocks(el(list, 'li'), item.tokens)
+        for (const item of t.items as Tokens.ListItem[]) {
+          const li = el(list, 'li')
+          if (item.task) li.className = 'task'
+          blocks(li, item.tokens)
+        }
         break
       }
       case 'table':
@@ -70,7 +74,10 @@ function blocks(parent: Node, tokens: Token[]) {
       case 'html': // raw HTML: shown as the text it is
         text(parent, t.text)
         break
-      // space, def (a link's reference), checkbox (no form controls): nothing to show
+      case 'checkbox':
+        checkbox(parent, t.checked)
+        break
+      // space, def (a link's reference): nothing to show
     }
   }
 }
@@ -121,9 +128,17 @@ function inline(parent: Node, tokens: Token[]) {
       case 'html': // raw HTML: shown as the text it is
         text(parent, t.text)
         break
-      // checkbox: no form controls
+      case 'checkbox': // in a loose list's paragraph
+        checkbox(parent, t.checked)
+        break
     }
   }
+}
+
+// A task list's box, as a mark rather than a form control: nothing in an answer can be ticked.
+function checkbox(parent: Node, checked: boolean) {
+  text(el(parent, 'span'), checked ? '☑' : '☐')
+  text(parent, ' ')
 }
 
 // The text of inline tokens without their marks, as marked writes an image's alt text.
