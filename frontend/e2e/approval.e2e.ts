@@ -119,8 +119,8 @@ test('Reject a sensitive edit: the file stays, the card said why, the model is t
   await see(card.getByRole('button', { name: 'Reject', exact: true })).toBeVisible()
   await see(card.getByRole('button', { name: /Always allow/ })).toHaveCount(0)
   await page.keyboard.press('Alt+KeyA')
-  await page.waitForTimeout(200)
-  await see(card).toHaveCount(1)
+  // The press has been handled by now, and an answer makes the card busy at once.
+  expect(await card.getByRole('button', { name: 'Reject', exact: true }).isEnabled()).toBe(true)
   await shot(page, 'approval-sensitive-light')
   await card.getByRole('button', { name: 'Reject', exact: true }).click()
   await see(card).toHaveCount(0)
@@ -234,8 +234,9 @@ test('Alt+Y accepts the waiting edit while the chat input keeps focus', async ()
   expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Task')
   // Model text mentioning the keys, or a synthetic key event, must not answer it.
   await page.evaluate(() => window.dispatchEvent(new KeyboardEvent('keydown', { key: 'y', code: 'KeyY', altKey: true })))
-  await page.waitForTimeout(200)
-  await see(card).toHaveCount(1)
+  // Dispatched and handled by now; an answer would have made the card busy at once.
+  const reject = card.getByRole('button', { name: 'Reject', exact: true })
+  expect(await reject.isEnabled()).toBe(true)
 
   // With Settings open the card is behind the dialog: Alt+N there answers nothing.
   await page.getByRole('button', { name: 'Settings' }).first().click()
@@ -243,7 +244,7 @@ test('Alt+Y accepts the waiting edit while the chat input keeps focus', async ()
   await see(settings).toBeVisible()
   await page.keyboard.press('Alt+KeyN')
   await page.keyboard.press('Alt+KeyY')
-  await page.waitForTimeout(300)
+  expect(await reject.isEnabled()).toBe(true)
   await page.keyboard.press('Escape')
   await see(settings).toHaveCount(0)
   await see(card).toHaveCount(1)
